@@ -1,0 +1,1391 @@
+/*
+ * codegen.c - emits the C for one application.
+ *
+ * Pipelines are generated first, into their own buffer, because emitting
+ * them discovers which helpers (JSON readers and writers, decoders,
+ * encoders, bounds-checked indexing) are needed; the helpers are then
+ * generated and everything is assembled in a fixed order.  Every name in
+ * the output derives from source names and IR node ids, so the same input
+ * gives the same bytes.
+ *
+ * Expressions are emitted as C expressions; anything that can fail (a call,
+ * checked arithmetic, indexing) is hoisted into a temporary followed by an
+ * error check, so a failed record never computes further.  Under and, or,
+ * if and ?? the hoisted statements of the lazy operand go inside an if, to
+ * keep short-circuit evaluation.
+ */
+#include "codegen.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "printer.h"
+
+/* Helpers discovered while emitting pipelines, generated afterwards. */
+typedef enum HelperKind { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX } HelperKind;
+
+typedef struct Helper {
+	HelperKind kind;
+	Type *type;
+	Format format;
+} Helper;
+
+typedef struct Gen {
+	Program *prog;
+	Topology *topo;
+	const CodegenOptions *opts;
+	Printer *out;
+	int tmp;
+	bool in_segment;     /* in a merge segment: fail is return false */
+	int loop_depth;      /* inside a flat_map loop */
+	bool tail;           /* nothing follows the current node in its loop */
+	bool uses_fail;      /* the current function jumps to fail */
+	IrNode *source;      /* the source of the current pipeline */
+	const char *raw_key; /* the variable holding the source's decoded key */
+	const char *raw_value;
+	Helper *helpers;
+	int nhelpers;
+	Type **types;        /* composite types in definition order */
+	int ntypes;
+} Gen;
+
+/* ------------------------------------------------------------------ */
+/* Small utilities                                                     */
+/* ------------------------------------------------------------------ */
+
+static const char *fail_stmt(Gen *g)
+{
+	g->uses_fail = !g->in_segment || g->uses_fail;
+	return g->in_segment ? "return false" : "goto fail";
+}
+
+static const char *skip_stmt(Gen *g)
+{
+	return (g->loop_depth > 0 || !g->in_segment) ? "continue" : "return true";
+}
+
+static char *new_tmp(Gen *g)
+{
+	return xasprintf("t%d", g->tmp++);
+}
+
+/* A C string literal for s (octal escapes for anything unusual). */
+static char *c_string(const char *s, size_t len)
+{
+	char *out = xmalloc(len * 4 + 3);
+	size_t n = 0;
+	out[n++] = '"';
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			out[n++] = '\\';
+			out[n++] = (char)c;
+		} else if (c == '\n') {
+			out[n++] = '\\';
+			out[n++] = 'n';
+		} else if (c == '\t') {
+			out[n++] = '\\';
+			out[n++] = 't';
+		} else if (c < 0x20 || c >= 0x7f || c == '?') {
+			/* '?' escaped too, so no trigraph can form. */
+			n += (size_t)sprintf(out + n, "\\%03o", c);
+		} else {
+			out[n++] = (char)c;
+		}
+	}
+	out[n++] = '"';
+	out[n] = '\0';
+	return out;
+}
+
+static const char *c_keywords[] = {
+	"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+	"enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+	"restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+	"typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true", "false",
+};
+
+/* The C member name of a record field (C keywords get a trailing '_'). */
+static const char *c_field(const char *name)
+{
+	for (size_t i = 0; i < sizeof c_keywords / sizeof c_keywords[0]; i++)
+		if (strcmp(name, c_keywords[i]) == 0)
+			return xasprintf("%s_", name);
+	return name;
+}
+
+static const char *stoat_format_enum(Format f)
+{
+	static const char *names[] = {
+		"STOAT_FMT_BYTES", "STOAT_FMT_TEXT", "STOAT_FMT_JSON",
+		"STOAT_FMT_I32", "STOAT_FMT_I64", "STOAT_FMT_F64",
+	};
+	return names[f];
+}
+
+static const char *policy_enum(Policy p)
+{
+	static const char *names[] = { "STOAT_POLICY_DEFAULT", "STOAT_POLICY_FAIL", "STOAT_POLICY_SKIP" };
+	return names[p];
+}
+
+/* Shortest decimal that reads back as d, always with a '.' or exponent. */
+static char *c_double(double d)
+{
+	char buf[64];
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof buf, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	if (!strpbrk(buf, ".eEn"))
+		strcat(buf, ".0");
+	return xstrdup(buf);
+}
+
+/* Is `name` used as a whole identifier in text? */
+static bool text_uses(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = text; (p = strstr(p, name)) != NULL; p += n) {
+		bool before = p == text || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') ||
+		                             (p[-1] >= 'A' && p[-1] <= 'Z') || (p[-1] >= '0' && p[-1] <= '9'));
+		char c = p[n];
+		bool after = !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'));
+		if (before && after)
+			return true;
+	}
+	return false;
+}
+
+static const char *helper_prefix[] = { "json_read", "json_write", "decode", "encode", "index" };
+
+static char *helper_name(HelperKind kind, Type *t, Format f)
+{
+	if (kind == H_DECODE || kind == H_ENCODE)
+		return xasprintf("%s_%s_%s", helper_prefix[kind], format_name(f), type_mangle(t));
+	return xasprintf("%s_%s", helper_prefix[kind], type_mangle(t));
+}
+
+/* Registers a helper (and the helpers it calls); returns its name. */
+static char *need(Gen *g, HelperKind kind, Type *t, Format f)
+{
+	for (int i = 0; i < g->nhelpers; i++)
+		if (g->helpers[i].kind == kind && g->helpers[i].type == t &&
+		    ((kind != H_DECODE && kind != H_ENCODE) || g->helpers[i].format == f))
+			return helper_name(kind, t, f);
+	g->helpers = xrealloc(g->helpers, sizeof *g->helpers * (size_t)(g->nhelpers + 1));
+	g->helpers[g->nhelpers++] = (Helper){ kind, t, f };
+	/* Dependencies. */
+	Type *s = type_strip(t);
+	if ((kind == H_DECODE || kind == H_ENCODE) && f == FMT_JSON)
+		need(g, kind == H_DECODE ? H_JSON_READ : H_JSON_WRITE, s, f);
+	if (kind == H_JSON_READ || kind == H_JSON_WRITE) {
+		/* Writers inline scalars; readers call a reader per type. */
+		bool all = kind == H_JSON_READ;
+		if ((t->kind == TY_NULLABLE || t->kind == TY_ARRAY) && (all || !type_is_scalar(t->elem)))
+			need(g, kind, t->elem, f);
+		if (t->kind == TY_RECORD)
+			for (int i = 0; i < t->rec->nfields; i++)
+				if (all || !type_is_scalar(t->rec->fields[i].type))
+					need(g, kind, t->rec->fields[i].type, f);
+	}
+	return helper_name(kind, t, f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Types                                                               */
+/* ------------------------------------------------------------------ */
+
+static bool has_generated_struct(Type *t)
+{
+	if (t->kind == TY_RECORD || t->kind == TY_PAIR)
+		return true;
+	if (t->kind == TY_ARRAY || t->kind == TY_NULLABLE)
+		return strncmp(type_c(t), "stoat_", 6) != 0;
+	return false;
+}
+
+static int type_state(Gen *g, Type *t)
+{
+	for (int i = 0; i < g->ntypes; i++)
+		if (g->types[i] == t)
+			return 1;
+	return 0;
+}
+
+/* Adds t after everything it holds by value (post-order). */
+static void add_type(Gen *g, Type *t)
+{
+	if (!t || t->kind == TY_ERROR || t->kind == TY_NULL)
+		return;
+	if (type_state(g, t))
+		return;
+	if (t->kind == TY_RECORD) {
+		if (t->rec->visiting)
+			return;
+		t->rec->visiting = 1;
+		for (int i = 0; i < t->rec->nfields; i++)
+			add_type(g, t->rec->fields[i].type);
+		t->rec->visiting = 0;
+	} else if (t->kind == TY_NULLABLE || t->kind == TY_ARRAY) {
+		add_type(g, t->elem);
+	} else if (t->kind == TY_PAIR) {
+		add_type(g, t->key);
+		add_type(g, t->val);
+	}
+	if (type_state(g, t))
+		return;
+	if (!has_generated_struct(t))
+		return;
+	g->types = xrealloc(g->types, sizeof *g->types * (size_t)(g->ntypes + 1));
+	g->types[g->ntypes++] = t;
+}
+
+static void collect_types_in(Gen *g, Node *n)
+{
+	for (; n; n = n->next) {
+		if (n->type)
+			add_type(g, n->type);
+		collect_types_in(g, n->a);
+		collect_types_in(g, n->b);
+		collect_types_in(g, n->c);
+		collect_types_in(g, n->list);
+	}
+}
+
+static void emit_types(Gen *g, Printer *p)
+{
+	int nrec;
+	Record **recs = all_records(&nrec);
+	for (int i = 0; i < nrec; i++)
+		if (!recs[i]->anonymous)
+			add_type(g, ty_record(recs[i]));
+	for (int i = 0; i < g->topo->nnodes; i++) {
+		add_type(g, g->topo->nodes[i]->key);
+		add_type(g, g->topo->nodes[i]->val);
+	}
+	collect_types_in(g, g->prog->file->items);
+	if (g->ntypes == 0)
+		return;
+	pr(p, "/* ---- Types ---------------------------------------------------------- */\n\n");
+	for (int i = 0; i < g->ntypes; i++)
+		pr(p, "typedef struct %s %s;\n", type_c(g->types[i]), type_c(g->types[i]));
+	for (int i = 0; i < g->ntypes; i++) {
+		Type *t = g->types[i];
+		pr(p, "\n");
+		switch (t->kind) {
+		case TY_RECORD:
+			if (t->rec->anonymous)
+				pr(p, "/* %s */\n", type_str(t));
+			else
+				pr(p, "/* type %s (%s:%d) */\n", t->rec->name, t->rec->span.file->path, t->rec->span.line);
+			pr(p, "struct %s {\n", type_c(t));
+			for (int f = 0; f < t->rec->nfields; f++)
+				pr(p, "\t%s %s;\n", type_c(t->rec->fields[f].type), c_field(t->rec->fields[f].name));
+			if (t->rec->nfields == 0)
+				pr(p, "\tchar unused_;\n");
+			pr(p, "};\n");
+			break;
+		case TY_NULLABLE:
+			pr(p, "struct %s {\n\tbool has;\n\t%s v;\n};\n", type_c(t), type_c(t->elem));
+			break;
+		case TY_ARRAY:
+			pr(p, "struct %s {\n\t%s *items;\n\tsize_t len;\n};\n", type_c(t), type_c(t->elem));
+			break;
+		case TY_PAIR:
+			pr(p, "struct %s {\n\t%s k;\n\t%s v;\n};\n", type_c(t), type_c(t->key), type_c(t->val));
+			break;
+		default:
+			break;
+		}
+	}
+	pr(p, "\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* Expressions                                                         */
+/* ------------------------------------------------------------------ */
+
+static char *emit_expr(Gen *g, Node *e);
+
+/* Converts a C expression of type from into one of type to. */
+static char *coerce(char *expr, Type *from, Type *to)
+{
+	if (from == to || to->kind == TY_ERROR)
+		return expr;
+	if (to->kind == TY_NULLABLE) {
+		if (from->kind == TY_NULL)
+			return xasprintf("((%s){ .has = false })", type_c(to));
+		if (from->kind == TY_NULLABLE)
+			return expr;
+		return xasprintf("((%s){ .has = true, .v = %s })", type_c(to), coerce(expr, from, to->elem));
+	}
+	if (from->kind == TY_I32 && to->kind == TY_I64)
+		return xasprintf("(int64_t)%s", expr);
+	return expr;
+}
+
+static char *emit_as(Gen *g, Node *e, Type *to)
+{
+	if (e->kind == N_NULL)
+		return coerce(NULL, ty_null, to);
+	return coerce(emit_expr(g, e), e->type, to);
+}
+
+/* Declares a temporary holding expr; with check, stops the record on error. */
+static char *hoist(Gen *g, Type *t, const char *expr, bool check)
+{
+	char *name = new_tmp(g);
+	pr(g->out, "%s %s = %s;\n", type_c(t), name, expr);
+	if (check)
+		pr(g->out, "if (STOAT_UNLIKELY(cx->error))\n\t%s;\n", fail_stmt(g));
+	return name;
+}
+
+/* Is expr a plain variable or member path (safe to evaluate twice)? */
+static bool simple_expr(const char *expr)
+{
+	for (const char *p = expr; *p; p++)
+		if (!(*p == '_' || *p == '.' || *p == '[' || *p == ']' || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+			return false;
+	return true;
+}
+
+/*
+ * Emits e into a fresh buffer, for operands that are evaluated only
+ * sometimes.  *stmts receives the statements it needed ("" if none).
+ */
+static char *emit_lazy(Gen *g, Node *e, Type *to, char **stmts)
+{
+	Printer sub;
+	pr_init(&sub);
+	sub.indent = g->out->indent + 1;
+	Printer *saved = g->out;
+	g->out = &sub;
+	char *val = to ? emit_as(g, e, to) : emit_expr(g, e);
+	g->out = saved;
+	*stmts = sub.buf ? sub.buf : xstrdup("");
+	return val;
+}
+
+static const char *int_suffix(Type *t)
+{
+	return t->kind == TY_I32 ? "i32" : "i64";
+}
+
+static char *emit_binary(Gen *g, Node *e)
+{
+	int op = e->op;
+	if (op == OP_AND || op == OP_OR) {
+		char *a = emit_expr(g, e->a);
+		char *stmts;
+		char *b = emit_lazy(g, e->b, NULL, &stmts);
+		if (!*stmts)
+			return xasprintf("(%s %s %s)", a, op == OP_AND ? "&&" : "||", b);
+		char *t = new_tmp(g);
+		pr(g->out, "bool %s = %s;\n", t, a);
+		pr(g->out, "if (%s%s) {\n", op == OP_AND ? "" : "!", t);
+		pr_raw(g->out, stmts, strlen(stmts));
+		g->out->indent++;
+		pr(g->out, "%s = %s;\n", t, b);
+		g->out->indent--;
+		pr(g->out, "}\n");
+		return t;
+	}
+	Type *ta = e->a->type, *tb = e->b->type;
+	static const char *cop[] = { "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=" };
+	if (op >= OP_EQ && op <= OP_GE) {
+		/* Comparisons with null. */
+		if (ta->kind == TY_NULL || tb->kind == TY_NULL) {
+			Node *other = ta->kind == TY_NULL ? e->b : e->a;
+			if (other->type->kind == TY_NULL)
+				return xstrdup(op == OP_EQ ? "true" : "false");
+			if (other->type->kind != TY_NULLABLE)
+				return xstrdup(op == OP_EQ ? "false" : "true");
+			char *x = emit_expr(g, other);
+			return xasprintf(op == OP_EQ ? "(!%s.has)" : "%s.has", x);
+		}
+		char *a = emit_expr(g, e->a);
+		char *b = emit_expr(g, e->b);
+		/* T? == T: equal when present and equal. */
+		bool na = ta->kind == TY_NULLABLE, nb = tb->kind == TY_NULLABLE;
+		if (na || nb) {
+			if (na && !simple_expr(a))
+				a = hoist(g, ta, a, false);
+			if (nb && !simple_expr(b))
+				b = hoist(g, tb, b, false);
+			char *pa = na ? xasprintf("%s.v", a) : a;
+			char *pb = nb ? xasprintf("%s.v", b) : b;
+			Type *sa = type_strip(ta);
+			char *eq = (sa->kind == TY_STRING || sa->kind == TY_BYTES)
+			               ? xasprintf("stoat_str_eq(%s, %s)", pa, pb)
+			               : xasprintf("(%s == %s)", pa, pb);
+			char *present = na && nb ? xasprintf("(%s.has == %s.has && (!%s.has || %s))", a, b, a, eq)
+			                         : xasprintf("(%s.has && %s)", na ? a : b, eq);
+			return op == OP_EQ ? present : xasprintf("(!%s)", present);
+		}
+		if (ta->kind == TY_STRING || ta->kind == TY_BYTES) {
+			if (op == OP_EQ)
+				return xasprintf("stoat_str_eq(%s, %s)", a, b);
+			if (op == OP_NE)
+				return xasprintf("(!stoat_str_eq(%s, %s))", a, b);
+			return xasprintf("(stoat_str_cmp(%s, %s) %s 0)", a, b, cop[op]);
+		}
+		return xasprintf("(%s %s %s)", a, cop[op], b);
+	}
+	char *a = emit_expr(g, e->a);
+	char *b = emit_expr(g, e->b);
+	Type *rt = e->type;
+	if (rt->kind == TY_STRING)
+		return xasprintf("stoat_str_concat(cx, %s, %s)", a, b);
+	if (rt->kind == TY_F64) {
+		if (op == OP_DIV)
+			return hoist(g, ty_f64, xasprintf("stoat_div_f64(cx, %s, %s)", a, b), true);
+		return xasprintf("(%s %s %s)", a, cop[op], b);
+	}
+	/* Integers, timestamps and durations: checked. */
+	static const char *fn[] = { "add", "sub", "mul", "div", "mod" };
+	Type *ct = rt->kind == TY_I32 ? ty_i32 : ty_i64;
+	if (ta->kind == TY_I32 && ct->kind == TY_I64)
+		a = xasprintf("(int64_t)%s", a);
+	if (tb->kind == TY_I32 && ct->kind == TY_I64)
+		b = xasprintf("(int64_t)%s", b);
+	return hoist(g, rt, xasprintf("stoat_%s_%s(cx, %s, %s)", fn[op], int_suffix(ct), a, b), true);
+}
+
+static char *emit_record(Gen *g, Node *e)
+{
+	Type *t = e->type;
+	Record *rec = t->rec;
+	Node *spread = e->list && e->list->kind == N_SPREAD ? e->list : NULL;
+	char *base = NULL;
+	Record *base_rec = NULL;
+	if (spread) {
+		base = emit_expr(g, spread->a);
+		if (!simple_expr(base))
+			base = hoist(g, spread->a->type, base, false);
+		base_rec = spread->a->type->rec;
+	}
+	size_t cap = 256, len = 0;
+	char *s = xmalloc(cap);
+	len += (size_t)snprintf(s, cap, "((%s){", type_c(t));
+	bool first = true;
+	for (int i = 0; i < rec->nfields; i++) {
+		Field *f = &rec->fields[i];
+		char *val = NULL;
+		for (Node *fi = e->list; fi; fi = fi->next)
+			if (fi->kind == N_FIELD_INIT && strcmp(fi->name, f->name) == 0)
+				val = emit_as(g, fi->a, f->type);
+		if (!val && base) {
+			Field *bf = record_field(base_rec, f->name);
+			if (bf)
+				val = coerce(xasprintf("%s.%s", base, c_field(bf->name)), bf->type, f->type);
+		}
+		if (!val)
+			continue; /* a nullable field left out: zero is null */
+		size_t need = len + strlen(val) + strlen(f->name) + 16;
+		if (need > cap)
+			s = xrealloc(s, cap = need * 2);
+		len += (size_t)snprintf(s + len, cap - len, "%s .%s = %s", first ? "" : ",", c_field(f->name), val);
+		first = false;
+	}
+	if (len + 4 > cap)
+		s = xrealloc(s, cap = len + 4);
+	snprintf(s + len, cap - len, first ? " 0 })" : " })");
+	return s;
+}
+
+static char *emit_comprehension(Gen *g, Node *e)
+{
+	Type *elem = e->a->type;
+	char *src = emit_expr(g, e->b);
+	if (!simple_expr(src))
+		src = hoist(g, e->b->type, src, false);
+	char *vec = new_tmp(g);
+	char *idx = new_tmp(g);
+	pr(g->out, "stoat_vec %s = { NULL, 0, 0 };\n", vec);
+	pr(g->out, "for (size_t %s = 0; %s < %s.len; %s++) {\n", idx, idx, src, idx);
+	g->out->indent++;
+	e->sym->cexpr = xasprintf("%s.items[%s]", src, idx);
+	if (e->c) {
+		char *c = emit_expr(g, e->c);
+		pr(g->out, "if (!%s)\n\tcontinue;\n", c);
+	}
+	char *x = emit_as(g, e->a, elem);
+	pr(g->out, "*(%s *)stoat_vec_push(&cx->arena, &%s, sizeof(%s)) = %s;\n", type_c(elem), vec, type_c(elem), x);
+	g->out->indent--;
+	pr(g->out, "}\n");
+	return xasprintf("((%s){ %s.data, %s.len })", type_c(e->type), vec, vec);
+}
+
+static char *emit_expr(Gen *g, Node *e)
+{
+	switch (e->kind) {
+	case N_INT:
+		if (e->type->kind == TY_F64)
+			return c_double((double)e->ival);
+		if (e->type->kind == TY_I32)
+			return xasprintf("%lld", (long long)e->ival);
+		return xasprintf("INT64_C(%lld)", (long long)e->ival);
+	case N_FLOAT:
+		return c_double(e->fval);
+	case N_STR:
+		return xasprintf("((stoat_str){ %s, %zu })", c_string(e->str, e->len), e->len);
+	case N_BOOL:
+		return xstrdup(e->ival ? "true" : "false");
+	case N_DURATION:
+		return xasprintf("INT64_C(%lld)", (long long)e->ival);
+	case N_NULL:
+		return xstrdup("0");
+	case N_IDENT:
+		assert(e->sym && e->sym->cexpr);
+		return e->narrowed ? xasprintf("%s.v", e->sym->cexpr) : xstrdup(e->sym->cexpr);
+	case N_FIELD: {
+		char *base = emit_expr(g, e->a);
+		return xasprintf("%s.%s%s", base, c_field(e->name), e->narrowed ? ".v" : "");
+	}
+	case N_INDEX: {
+		char *a = emit_expr(g, e->a);
+		char *i = emit_as(g, e->b, ty_i64);
+		char *fn = need(g, H_INDEX, e->a->type, FMT_JSON);
+		return hoist(g, e->type, xasprintf("%s(cx, %s, %s)", fn, a, i), true);
+	}
+	case N_CALL: {
+		Node *d = e->decl;
+		size_t cap = 128, len = 0;
+		char *s = xmalloc(cap);
+		len += (size_t)snprintf(s, cap, "%s(cx", d->cname);
+		Node *p = d->list;
+		for (Node *a = e->list; a; a = a->next, p = p->next) {
+			char *v = emit_as(g, a, p->type);
+			if (len + strlen(v) + 4 > cap)
+				s = xrealloc(s, cap = (len + strlen(v) + 4) * 2);
+			len += (size_t)snprintf(s + len, cap - len, ", %s", v);
+		}
+		if (len + 2 > cap)
+			s = xrealloc(s, cap = len + 2);
+		snprintf(s + len, cap - len, ")");
+		return hoist(g, d->type, s, true);
+	}
+	case N_UNARY:
+		if (e->op == OP_NOT)
+			return xasprintf("(!%s)", emit_expr(g, e->a));
+		if (e->a->kind == N_INT) {
+			if (e->type->kind == TY_F64)
+				return c_double(-(double)e->a->ival);
+			if (e->type->kind == TY_I32)
+				return xasprintf("(%lld)", -(long long)e->a->ival);
+			return xasprintf("(-INT64_C(%lld))", (long long)e->a->ival);
+		}
+		if (e->type->kind == TY_F64)
+			return xasprintf("(-%s)", emit_expr(g, e->a));
+		return hoist(g, e->type,
+		             xasprintf("stoat_neg_%s(cx, %s)", int_suffix(e->type), emit_expr(g, e->a)), true);
+	case N_BINARY:
+		return emit_binary(g, e);
+	case N_COALESCE: {
+		char *a = emit_expr(g, e->a);
+		if (!simple_expr(a))
+			a = hoist(g, e->a->type, a, false);
+		char *stmts;
+		char *b = emit_lazy(g, e->b, e->type, &stmts);
+		char *present = e->type->kind == TY_NULLABLE ? a : xasprintf("%s.v", a);
+		if (!*stmts)
+			return xasprintf("(%s.has ? %s : %s)", a, present, b);
+		char *t = new_tmp(g);
+		pr(g->out, "%s %s = %s;\n", type_c(e->type), t, present);
+		pr(g->out, "if (!%s.has) {\n", a);
+		pr_raw(g->out, stmts, strlen(stmts));
+		pr(g->out, "\t%s = %s;\n}\n", t, b);
+		return t;
+	}
+	case N_IF: {
+		char *c = emit_expr(g, e->a);
+		char *s1, *s2;
+		char *x = emit_lazy(g, e->b, e->type, &s1);
+		char *y = emit_lazy(g, e->c, e->type, &s2);
+		if (!*s1 && !*s2)
+			return xasprintf("(%s ? %s : %s)", c, x, y);
+		char *t = new_tmp(g);
+		pr(g->out, "%s %s;\n", type_c(e->type), t);
+		pr(g->out, "if (%s) {\n", c);
+		pr_raw(g->out, s1, strlen(s1));
+		pr(g->out, "\t%s = %s;\n} else {\n", t, x);
+		pr_raw(g->out, s2, strlen(s2));
+		pr(g->out, "\t%s = %s;\n}\n", t, y);
+		return t;
+	}
+	case N_TUPLE:
+		return xasprintf("((%s){ %s, %s })", type_c(e->type), emit_as(g, e->list, e->type->key),
+		                 emit_as(g, e->list->next, e->type->val));
+	case N_RECORD:
+		return emit_record(g, e);
+	case N_ARRAY: {
+		int n = node_list_len(e->list);
+		if (n == 0)
+			return xasprintf("((%s){ NULL, 0 })", type_c(e->type));
+		Type *elem = e->type->elem;
+		char **vals = xcalloc((size_t)n, sizeof *vals);
+		int i = 0;
+		for (Node *x = e->list; x; x = x->next)
+			vals[i++] = emit_as(g, x, elem);
+		char *t = new_tmp(g);
+		pr(g->out, "%s *%s = stoat_arena_alloc(&cx->arena, %d * sizeof(%s));\n", type_c(elem), t, n,
+		   type_c(elem));
+		for (i = 0; i < n; i++)
+			pr(g->out, "%s[%d] = %s;\n", t, i, vals[i]);
+		return xasprintf("((%s){ %s, %d })", type_c(e->type), t, n);
+	}
+	case N_COMPREHENSION:
+		return emit_comprehension(g, e);
+	default:
+		assert(!"unexpected expression in codegen");
+		return xstrdup("0");
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Pipelines                                                           */
+/* ------------------------------------------------------------------ */
+
+static void emit_node(Gen *g, IrNode *n, const char *k, const char *v);
+
+/* Binds a lambda's parameters to the C variables of key and value. */
+static void bind_lambda(Node *lam, const char *k, const char *v)
+{
+	for (Node *p = lam->list; p; p = p->next)
+		if (p->sym)
+			p->sym->cexpr = xstrdup(p->slot == 0 ? k : v);
+}
+
+static void op_comment(Gen *g, IrNode *n, const char *what)
+{
+	if (g->opts->line_directives)
+		pr(g->out, "#line %d \"%s\"\n", n->span.line, n->span.file->path);
+	pr(g->out, "/* %s:%d: %s */\n", n->span.file->path, n->span.line, what);
+}
+
+/*
+ * Emits the children of n.  With several children, each but the last runs
+ * in its own block and may not 'continue' out of the record.
+ */
+static void emit_children(Gen *g, IrNode *n, const char *k, const char *v)
+{
+	bool tail = g->tail;
+	for (int i = 0; i < n->nchildren; i++) {
+		bool last = i == n->nchildren - 1;
+		g->tail = tail && last;
+		if (n->nchildren > 1) {
+			pr(g->out, "{\n");
+			g->out->indent++;
+		}
+		emit_node(g, n->children[i], k, v);
+		if (n->nchildren > 1) {
+			g->out->indent--;
+			pr(g->out, "}\n");
+		}
+	}
+	g->tail = tail;
+}
+
+/* !c, without a double negation when c is already "(!x)". */
+static char *negate(const char *c)
+{
+	size_t n = strlen(c);
+	if (c[0] == '!' && simple_expr(c + 1))
+		return xstrdup(c + 1);
+	if (n > 3 && c[0] == '(' && c[1] == '!' && c[n - 1] == ')') {
+		int depth = 0;
+		bool whole = true;
+		for (size_t i = 0; i < n; i++) {
+			depth += c[i] == '(' ? 1 : c[i] == ')' ? -1 : 0;
+			if (depth == 0 && i < n - 1)
+				whole = false;
+		}
+		if (whole)
+			return xstrndup(c + 2, n - 3);
+	}
+	if (simple_expr(c) || (c[0] == '(' && c[n - 1] == ')'))
+		return xasprintf("!%s", c);
+	return xasprintf("!(%s)", c);
+}
+
+/* Emits a guarded continuation: children run only when cond holds. */
+static void emit_guarded(Gen *g, IrNode *n, const char *cond, const char *k, const char *v)
+{
+	if (n->nchildren == 0)
+		return;
+	if (g->tail) {
+		pr(g->out, "if (%s)\n\t%s;\n", negate(cond), skip_stmt(g));
+		emit_children(g, n, k, v);
+		return;
+	}
+	pr(g->out, "if (%s) {\n", cond);
+	g->out->indent++;
+	emit_children(g, n, k, v);
+	g->out->indent--;
+	pr(g->out, "}\n");
+}
+
+/* Declares a variable and emits what follows; marks it (void) if unused. */
+static void emit_with_var(Gen *g, IrNode *n, const char *decl_type, const char *name, const char *init,
+                          const char *k, const char *v)
+{
+	pr(g->out, "%s %s = %s;\n", decl_type, name, init);
+	Printer sub;
+	pr_init(&sub);
+	sub.indent = g->out->indent;
+	Printer *saved = g->out;
+	g->out = &sub;
+	emit_children(g, n, k, v);
+	g->out = saved;
+	if (!sub.buf || !text_uses(sub.buf, name))
+		pr(g->out, "(void)%s;\n", name);
+	if (sub.buf)
+		pr_raw(g->out, sub.buf, sub.len);
+	pr_free(&sub);
+}
+
+static void emit_sink(Gen *g, IrNode *n, const char *k, const char *v)
+{
+	if (n->topic) {
+		char *lit = c_string(n->topic, strlen(n->topic));
+		char what[512];
+		snprintf(what, sizeof what, "to %s", lit);
+		op_comment(g, n, what);
+	} else {
+		op_comment(g, n, "to (topic chosen per record)");
+	}
+	pr(g->out, "{\n");
+	g->out->indent++;
+	char *topic = xstrdup("((stoat_str){ NULL, 0 })");
+	if (n->lambda) {
+		bind_lambda(n->lambda, k, v);
+		topic = emit_as(g, n->lambda->a, ty_string);
+	}
+	pr(g->out, "stoat_str key_bytes, value_bytes;\n");
+	if (g->raw_key && strcmp(k, g->raw_key) == 0 && n->key_format == g->source->key_format &&
+	    n->key == g->source->key) {
+		pr(g->out, "key_bytes = m->key; /* unchanged: the input's bytes */\n");
+	} else {
+		char *enc = need(g, H_ENCODE, n->key, n->key_format);
+		pr(g->out, "if (!%s(cx, &cx->key_buf, &%s, &key_bytes))\n\t%s;\n", enc, k, fail_stmt(g));
+	}
+	if (g->raw_value && strcmp(v, g->raw_value) == 0 && n->value_format == g->source->value_format &&
+	    n->val == g->source->val) {
+		pr(g->out, "value_bytes = m->value; /* unchanged: the input's bytes */\n");
+	} else {
+		char *enc = need(g, H_ENCODE, n->val, n->value_format);
+		pr(g->out, "if (!%s(cx, &cx->value_buf, &%s, &value_bytes))\n\t%s;\n", enc, v, fail_stmt(g));
+	}
+	pr(g->out, "stoat_emit(cx, %d, %s, key_bytes, value_bytes);\n", n->index, topic);
+	g->out->indent--;
+	pr(g->out, "}\n");
+}
+
+static void emit_node(Gen *g, IrNode *n, const char *k, const char *v)
+{
+	char *nk = xasprintf("k%d", n->id);
+	char *nv = xasprintf("v%d", n->id);
+	switch (n->kind) {
+	case IR_FILTER:
+	case IR_FILTER_NOT: {
+		op_comment(g, n, ir_kind_name(n->kind));
+		bind_lambda(n->lambda, k, v);
+		char *c = emit_expr(g, n->lambda->a);
+		emit_guarded(g, n, n->kind == IR_FILTER ? c : negate(c), k, v);
+		break;
+	}
+	case IR_MAP_VALUES:
+		op_comment(g, n, "map_values");
+		bind_lambda(n->lambda, k, v);
+		emit_with_var(g, n, type_c(n->val), nv, emit_as(g, n->lambda->a, n->val), k, nv);
+		break;
+	case IR_SELECT_KEY:
+		op_comment(g, n, "select_key");
+		bind_lambda(n->lambda, k, v);
+		emit_with_var(g, n, type_c(n->key), nk, emit_as(g, n->lambda->a, n->key), nk, v);
+		break;
+	case IR_MAP: {
+		op_comment(g, n, "map");
+		bind_lambda(n->lambda, k, v);
+		Node *body = n->lambda->a;
+		if (body->kind == N_TUPLE) {
+			char *kk = emit_as(g, body->list, n->key);
+			char *vv = emit_as(g, body->list->next, n->val);
+			pr(g->out, "%s %s = %s;\n", type_c(n->key), nk, kk);
+			emit_with_var(g, n, type_c(n->val), nv, vv, nk, nv);
+		} else {
+			char *p = emit_expr(g, body);
+			char *t = hoist(g, body->type, p, false);
+			pr(g->out, "%s %s = %s.k;\n", type_c(n->key), nk, t);
+			emit_with_var(g, n, type_c(n->val), nv, xasprintf("%s.v", t), nk, nv);
+		}
+		break;
+	}
+	case IR_FLAT_MAP:
+	case IR_FLAT_MAP_VALUES: {
+		op_comment(g, n, ir_kind_name(n->kind));
+		bind_lambda(n->lambda, k, v);
+		char *arr = emit_expr(g, n->lambda->a);
+		if (!simple_expr(arr))
+			arr = hoist(g, n->lambda->a->type, arr, false);
+		char *i = xasprintf("i%d", n->id);
+		pr(g->out, "for (size_t %s = 0; %s < %s.len; %s++) {\n", i, i, arr, i);
+		g->out->indent++;
+		bool tail = g->tail;
+		g->loop_depth++;
+		g->tail = true;
+		if (n->kind == IR_FLAT_MAP) {
+			pr(g->out, "%s %s = %s.items[%s].k;\n", type_c(n->key), nk, arr, i);
+			emit_with_var(g, n, type_c(n->val), nv, xasprintf("%s.items[%s].v", arr, i), nk, nv);
+		} else {
+			emit_with_var(g, n, type_c(n->val), nv, xasprintf("%s.items[%s]", arr, i), k, nv);
+		}
+		g->loop_depth--;
+		g->tail = tail;
+		g->out->indent--;
+		pr(g->out, "}\n");
+		break;
+	}
+	case IR_PEEK: {
+		op_comment(g, n, "peek");
+		bind_lambda(n->lambda, k, v);
+		char *x = emit_expr(g, n->lambda->a);
+		pr(g->out, "(void)%s;\n", x);
+		emit_children(g, n, k, v);
+		break;
+	}
+	case IR_MERGE:
+		op_comment(g, n, "merge");
+		pr(g->out, "if (!segment_%d(cx, %s, %s))\n\t%s;\n", n->id, k, v, fail_stmt(g));
+		break;
+	case IR_SPLIT: {
+		op_comment(g, n, "split");
+		int opened = 0;
+		for (int i = 0; i < n->nchildren; i++) {
+			IrNode *br = n->children[i];
+			if (!br->lambda) {
+				pr(g->out, "{\n");
+				g->out->indent++;
+				pr(g->out, "/* branch %s (default) */\n", br->name);
+				emit_children(g, br, k, v);
+				g->out->indent--;
+				pr(g->out, "}\n");
+				break;
+			}
+			bind_lambda(br->lambda, k, v);
+			char *c = emit_expr(g, br->lambda->a);
+			pr(g->out, "if (%s) {\n", c);
+			g->out->indent++;
+			pr(g->out, "/* branch %s (%s:%d) */\n", br->name, br->span.file->path, br->span.line);
+			emit_children(g, br, k, v);
+			g->out->indent--;
+			if (i == n->nchildren - 1) {
+				pr(g->out, "}\n");
+			} else {
+				pr(g->out, "} else {\n");
+				g->out->indent++;
+				opened++;
+			}
+		}
+		while (opened--) {
+			g->out->indent--;
+			pr(g->out, "}\n");
+		}
+		break;
+	}
+	case IR_SINK:
+		emit_sink(g, n, k, v);
+		break;
+	case IR_SOURCE:
+	case IR_BRANCH:
+		emit_children(g, n, k, v);
+		break;
+	}
+}
+
+/* The function a source's records enter by: decode, then the operators. */
+static void emit_pipeline(Gen *g, IrNode *src, Printer *p)
+{
+	Printer body;
+	pr_init(&body);
+	body.indent = 2;
+	g->out = &body;
+	g->in_segment = false;
+	g->loop_depth = 0;
+	g->tail = true;
+	g->uses_fail = false;
+	g->tmp = 0;
+	g->source = src;
+	char *k = xasprintf("k%d", src->id), *v = xasprintf("v%d", src->id);
+	g->raw_key = k;
+	g->raw_value = v;
+	char *dk = need(g, H_DECODE, src->key, src->key_format);
+	char *dv = need(g, H_DECODE, src->val, src->value_format);
+	pr(g->out, "%s %s;\n", type_c(src->key), k);
+	pr(g->out, "if (!%s(cx, m->key, \"key\", &%s))\n\t%s;\n", dk, k, fail_stmt(g));
+	pr(g->out, "%s %s;\n", type_c(src->val), v);
+	pr(g->out, "if (!%s(cx, m->value, \"value\", &%s))\n\t%s;\n", dv, v, fail_stmt(g));
+	Printer rest;
+	pr_init(&rest);
+	rest.indent = 2;
+	g->out = &rest;
+	emit_children(g, src, k, v);
+	g->out = &body;
+	if (!rest.buf || !text_uses(rest.buf, k))
+		pr(&body, "(void)%s;\n", k);
+	if (!rest.buf || !text_uses(rest.buf, v))
+		pr(&body, "(void)%s;\n", v);
+	if (rest.buf)
+		pr_raw(&body, rest.buf, rest.len);
+
+	pr(p, "/*\n * stream %s: %s -> %s from %s (%s, %s)\n * %s:%d\n */\n", src->name, type_str(src->key),
+	   type_str(src->val), c_string(src->topic, strlen(src->topic)), format_name(src->key_format),
+	   format_name(src->value_format), src->span.file->path, src->span.line);
+	pr(p, "static void pipeline_%s(stoat_ctx *cx, const stoat_msg *msgs, size_t n)\n{\n", src->name);
+	pr(p, "\tfor (size_t i = 0; i < n; i++) {\n");
+	pr(p, "\t\tconst stoat_msg *m = &msgs[i];\n");
+	pr(p, "\t\tstoat_record_begin(cx, m);\n");
+	pr_raw(p, body.buf, body.len);
+	if (g->uses_fail) {
+		pr(p, "\t\tcontinue;\n");
+		pr(p, "\tfail:\n");
+		pr(p, "\t\tif (!stoat_record_failed(cx))\n\t\t\treturn;\n");
+	}
+	pr(p, "\t}\n}\n\n");
+	if (g->opts->line_directives)
+		pr(p, "#line %d \"%s\"\n", p->lines + 2, g->opts->output_name);
+}
+
+/* A merge's continuation, called directly by each merged pipeline. */
+static void emit_segment(Gen *g, IrNode *m, Printer *p)
+{
+	Printer body;
+	pr_init(&body);
+	body.indent = 1;
+	g->out = &body;
+	g->in_segment = true;
+	g->loop_depth = 0;
+	g->tail = true;
+	g->tmp = 0;
+	g->raw_key = g->raw_value = NULL;
+	char *k = xasprintf("k%d", m->id), *v = xasprintf("v%d", m->id);
+	emit_children(g, m, k, v);
+	pr(p, "/* merge (%s:%d) */\n", m->span.file->path, m->span.line);
+	pr(p, "static bool segment_%d(stoat_ctx *cx, %s %s, %s %s)\n{\n", m->id, type_c(m->key), k, type_c(m->val), v);
+	if (!body.buf || !text_uses(body.buf, k))
+		pr(p, "\t(void)%s;\n", k);
+	if (!body.buf || !text_uses(body.buf, v))
+		pr(p, "\t(void)%s;\n", v);
+	if (body.buf)
+		pr_raw(p, body.buf, body.len);
+	pr(p, "\treturn true;\n}\n\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* Helpers: JSON readers/writers, decoders, encoders, indexing         */
+/* ------------------------------------------------------------------ */
+
+static void emit_json_read(Printer *p, Type *t)
+{
+	const char *name = helper_name(H_JSON_READ, t, FMT_JSON);
+	const char *ct = type_c(t);
+	pr(p, "static bool %s(stoat_json *j, %s *out)\n{\n", name, ct);
+	switch (t->kind) {
+	case TY_BOOL: pr(p, "\treturn stoat_json_bool(j, out);\n"); break;
+	case TY_I32: pr(p, "\treturn stoat_json_i32(j, out);\n"); break;
+	case TY_I64: case TY_TIMESTAMP: case TY_DURATION: pr(p, "\treturn stoat_json_i64(j, out);\n"); break;
+	case TY_F64: pr(p, "\treturn stoat_json_f64(j, out);\n"); break;
+	case TY_STRING: case TY_BYTES: pr(p, "\treturn stoat_json_string(j, out);\n"); break;
+	case TY_NULLABLE:
+		pr(p, "\tif (stoat_json_null(j)) {\n\t\tout->has = false;\n\t\treturn true;\n\t}\n");
+		pr(p, "\tout->has = true;\n\treturn %s(j, &out->v);\n", helper_name(H_JSON_READ, t->elem, FMT_JSON));
+		break;
+	case TY_ARRAY:
+		pr(p, "\tstoat_vec vec = { NULL, 0, 0 };\n\tbool first = true;\n");
+		pr(p, "\tif (!stoat_json_array_begin(j))\n\t\treturn false;\n");
+		pr(p, "\twhile (stoat_json_array_next(j, &first)) {\n");
+		pr(p, "\t\t%s *item = stoat_vec_push(&j->cx->arena, &vec, sizeof *item);\n", type_c(t->elem));
+		pr(p, "\t\tif (!%s(j, item))\n\t\t\treturn false;\n\t}\n", helper_name(H_JSON_READ, t->elem, FMT_JSON));
+		pr(p, "\tif (j->cx->error)\n\t\treturn false;\n");
+		pr(p, "\tout->items = vec.data;\n\tout->len = vec.len;\n\treturn true;\n");
+		break;
+	case TY_RECORD: {
+		Record *r = t->rec;
+		int nf = r->nfields;
+		pr(p, "\tbool first = true;\n\tstoat_str name;\n");
+		if (nf)
+			pr(p, "\tbool seen[%d] = { false };\n", nf);
+		pr(p, "\tmemset(out, 0, sizeof *out);\n");
+		pr(p, "\tif (!stoat_json_object_begin(j))\n\t\treturn false;\n");
+		pr(p, "\twhile (stoat_json_object_next(j, &first, &name)) {\n");
+		if (nf) {
+			/* Switch on the name's length, then compare. */
+			pr(p, "\t\tswitch (name.len) {\n");
+			size_t *lens = xcalloc((size_t)nf, sizeof *lens);
+			for (int i = 0; i < nf; i++)
+				lens[i] = strlen(r->fields[i].name);
+			for (int i = 0; i < nf; i++) {
+				bool dup = false;
+				for (int j = 0; j < i; j++)
+					dup |= lens[j] == lens[i];
+				if (dup)
+					continue;
+				pr(p, "\t\tcase %zu:\n", lens[i]);
+				for (int f = i; f < nf; f++) {
+					if (lens[f] != lens[i])
+						continue;
+					pr(p, "\t\t\tif (memcmp(name.ptr, \"%s\", %zu) == 0) {\n", r->fields[f].name, lens[f]);
+					pr(p, "\t\t\t\tif (!%s(j, &out->%s))\n\t\t\t\t\treturn false;\n",
+					   helper_name(H_JSON_READ, r->fields[f].type, FMT_JSON), c_field(r->fields[f].name));
+					pr(p, "\t\t\t\tseen[%d] = true;\n\t\t\t\tcontinue;\n\t\t\t}\n", f);
+				}
+				pr(p, "\t\t\tbreak;\n");
+			}
+			pr(p, "\t\t}\n");
+		}
+		pr(p, "\t\tif (!stoat_json_skip(j))\n\t\t\treturn false;\n\t}\n");
+		pr(p, "\tif (j->cx->error)\n\t\treturn false;\n");
+		for (int f = 0; f < nf; f++)
+			if (r->fields[f].type->kind != TY_NULLABLE)
+				pr(p, "\tif (!seen[%d])\n\t\treturn stoat_json_missing(j, \"%s\", \"%s\");\n", f,
+				   r->anonymous ? "record" : r->name, r->fields[f].name);
+		for (int f = 0; f < nf; f++)
+			if (r->fields[f].type->kind == TY_NULLABLE) {
+				pr(p, "\t(void)seen;\n");
+				break;
+			}
+		pr(p, "\treturn true;\n");
+		break;
+	}
+	default:
+		pr(p, "\t(void)j;\n\t(void)out;\n\treturn false;\n");
+	}
+	pr(p, "}\n\n");
+}
+
+/* Statements writing the value at C lvalue `x` of type t as JSON into b. */
+static void json_write_value(Printer *p, Type *t, const char *x, const char *what)
+{
+	switch (t->kind) {
+	case TY_BOOL:
+		pr(p, "if (%s)\n\tstoat_buf_lit(b, \"true\");\nelse\n\tstoat_buf_lit(b, \"false\");\n", x);
+		break;
+	case TY_I32:
+	case TY_I64:
+	case TY_TIMESTAMP:
+	case TY_DURATION:
+		pr(p, "stoat_buf_put_i64(b, %s);\n", x);
+		break;
+	case TY_F64:
+		pr(p, "if (!stoat_buf_put_f64(b, %s)) {\n", x);
+		pr(p, "\tstoat_error(cx, \"%s is not a finite number, which JSON cannot hold\");\n\treturn false;\n}\n",
+		   what);
+		break;
+	case TY_STRING:
+	case TY_BYTES:
+		pr(p, "stoat_buf_put_json_str(b, %s);\n", x);
+		break;
+	default:
+		pr(p, "if (!%s(cx, b, &%s))\n\treturn false;\n", helper_name(H_JSON_WRITE, t, FMT_JSON), x);
+	}
+}
+
+static void emit_json_write(Printer *p, Type *t)
+{
+	pr(p, "static bool %s(stoat_ctx *cx, stoat_buf *b, const %s *v)\n{\n", helper_name(H_JSON_WRITE, t, FMT_JSON),
+	   type_c(t));
+	p->indent = 1;
+	switch (t->kind) {
+	case TY_NULLABLE:
+		pr(p, "if (!v->has) {\n\tstoat_buf_lit(b, \"null\");\n\treturn true;\n}\n");
+		json_write_value(p, t->elem, "v->v", "a value");
+		break;
+	case TY_ARRAY:
+		pr(p, "stoat_buf_putc(b, '[');\n");
+		pr(p, "for (size_t i = 0; i < v->len; i++) {\n");
+		pr(p, "\tif (i)\n\t\tstoat_buf_putc(b, ',');\n");
+		p->indent++;
+		json_write_value(p, t->elem, "v->items[i]", "an array element");
+		p->indent--;
+		pr(p, "}\n");
+		pr(p, "stoat_buf_putc(b, ']');\n");
+		break;
+	case TY_RECORD: {
+		Record *r = t->rec;
+		for (int f = 0; f < r->nfields; f++) {
+			char *lit = xasprintf("%s\\\"%s\\\":", f == 0 ? "{" : ",", r->fields[f].name);
+			pr(p, "stoat_buf_lit(b, \"%s\");\n", lit);
+			char *x = xasprintf("v->%s", c_field(r->fields[f].name));
+			char *what = xasprintf("field %s of %s", r->fields[f].name, r->anonymous ? "the record" : r->name);
+			json_write_value(p, r->fields[f].type, x, what);
+		}
+		pr(p, r->nfields ? "stoat_buf_putc(b, '}');\n" : "stoat_buf_lit(b, \"{}\");\n");
+		break;
+	}
+	default:
+		json_write_value(p, t, "*v", "the value");
+	}
+	bool uses_cx = t->kind == TY_ARRAY || t->kind == TY_RECORD || t->kind == TY_NULLABLE || t->kind == TY_F64;
+	if (!uses_cx)
+		pr(p, "(void)cx;\n");
+	pr(p, "return true;\n");
+	p->indent = 0;
+	pr(p, "}\n\n");
+}
+
+static void emit_decode(Printer *p, Type *t, Format f)
+{
+	pr(p, "static bool %s(stoat_ctx *cx, stoat_str bytes, const char *what, %s *out)\n{\n",
+	   helper_name(H_DECODE, t, f), type_c(t));
+	Type *s = type_strip(t);
+	const char *dst = "out", *lhs = "*out";
+	if (t->kind == TY_NULLABLE) {
+		pr(p, "\t(void)what;\n");
+		pr(p, "\tif (!bytes.ptr) {\n\t\tout->has = false;\n\t\treturn true;\n\t}\n\tout->has = true;\n");
+		dst = "&out->v";
+		lhs = "out->v";
+	} else {
+		pr(p, "\tif (!bytes.ptr) {\n\t\tstoat_error(cx, \"the %%s is null, but its type %s is not nullable\", what);\n"
+		      "\t\treturn false;\n\t}\n", type_str(t));
+	}
+	switch (f) {
+	case FMT_TEXT:
+	case FMT_BYTES:
+		pr(p, "\t(void)cx;\n\t%s = bytes;\n\treturn true;\n", lhs);
+		break;
+	case FMT_I32:
+		pr(p, "\treturn stoat_decode_be32(cx, bytes, %s);\n", dst);
+		break;
+	case FMT_I64:
+		pr(p, "\treturn stoat_decode_be64(cx, bytes, %s);\n", dst);
+		break;
+	case FMT_F64:
+		pr(p, "\treturn stoat_decode_be_f64(cx, bytes, %s);\n", dst);
+		break;
+	case FMT_JSON:
+		pr(p, "\tstoat_json j;\n\tstoat_json_init(&j, cx, bytes);\n");
+		pr(p, "\treturn %s(&j, %s) && stoat_json_end(&j);\n", helper_name(H_JSON_READ, s, FMT_JSON), dst);
+		break;
+	}
+	pr(p, "}\n\n");
+}
+
+static void emit_encode(Printer *p, Type *t, Format f)
+{
+	pr(p, "static bool %s(stoat_ctx *cx, stoat_buf *b, const %s *v, stoat_str *out)\n{\n",
+	   helper_name(H_ENCODE, t, f), type_c(t));
+	Type *s = type_strip(t);
+	const char *src = "v";
+	if (t->kind == TY_NULLABLE) {
+		pr(p, "\tif (!v->has) {\n\t\t*out = (stoat_str){ NULL, 0 };\n\t\treturn true;\n\t}\n");
+		src = "(&v->v)";
+	}
+	switch (f) {
+	case FMT_TEXT:
+	case FMT_BYTES:
+		pr(p, "\t(void)cx;\n\t(void)b;\n\t*out = *%s;\n\treturn true;\n", src);
+		break;
+	case FMT_I32:
+		pr(p, "\t(void)cx;\n\tb->len = 0;\n\tstoat_buf_put_be32(b, *%s);\n\t*out = stoat_buf_str(b);\n\treturn true;\n", src);
+		break;
+	case FMT_I64:
+		pr(p, "\t(void)cx;\n\tb->len = 0;\n\tstoat_buf_put_be64(b, *%s);\n\t*out = stoat_buf_str(b);\n\treturn true;\n", src);
+		break;
+	case FMT_F64:
+		pr(p, "\t(void)cx;\n\tb->len = 0;\n\tstoat_buf_put_be_f64(b, *%s);\n\t*out = stoat_buf_str(b);\n\treturn true;\n", src);
+		break;
+	case FMT_JSON:
+		pr(p, "\tb->len = 0;\n\tif (!%s(cx, b, %s))\n\t\treturn false;\n", helper_name(H_JSON_WRITE, s, FMT_JSON), src);
+		pr(p, "\t*out = stoat_buf_str(b);\n\treturn true;\n");
+		break;
+	}
+	pr(p, "}\n\n");
+}
+
+static void emit_index(Printer *p, Type *arr)
+{
+	const char *et = type_c(arr->elem);
+	pr(p, "static %s %s(stoat_ctx *cx, %s a, int64_t i)\n{\n", et, helper_name(H_INDEX, arr, FMT_JSON), type_c(arr));
+	pr(p, "\tif (i < 0 || (uint64_t)i >= a.len) {\n");
+	pr(p, "\t\tstoat_error(cx, \"index %%lld is out of range for an array of length %%zu\", (long long)i, a.len);\n");
+	pr(p, "\t\t%s zero;\n\t\tmemset(&zero, 0, sizeof zero);\n\t\treturn zero;\n\t}\n", et);
+	pr(p, "\treturn a.items[i];\n}\n\n");
+}
+
+static void emit_helpers(Gen *g, Printer *p)
+{
+	if (g->nhelpers == 0)
+		return;
+	/* Readers and writers may call each other (nested records): declare first. */
+	pr(p, "/* ---- Serdes ---------------------------------------------------------- */\n\n");
+	bool any = false;
+	for (int i = 0; i < g->nhelpers; i++) {
+		Helper *h = &g->helpers[i];
+		if (h->kind == H_JSON_READ) {
+			pr(p, "static bool %s(stoat_json *j, %s *out);\n", helper_name(h->kind, h->type, h->format), type_c(h->type));
+			any = true;
+		} else if (h->kind == H_JSON_WRITE) {
+			pr(p, "static bool %s(stoat_ctx *cx, stoat_buf *b, const %s *v);\n",
+			   helper_name(h->kind, h->type, h->format), type_c(h->type));
+			any = true;
+		}
+	}
+	if (any)
+		pr(p, "\n");
+	static const HelperKind order[] = { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX };
+	for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
+		for (int i = 0; i < g->nhelpers; i++) {
+			Helper *h = &g->helpers[i];
+			if (h->kind != order[o])
+				continue;
+			switch (h->kind) {
+			case H_JSON_READ: emit_json_read(p, h->type); break;
+			case H_JSON_WRITE: emit_json_write(p, h->type); break;
+			case H_DECODE: emit_decode(p, h->type, h->format); break;
+			case H_ENCODE: emit_encode(p, h->type, h->format); break;
+			case H_INDEX: emit_index(p, h->type); break;
+			}
+		}
+}
+
+/* ------------------------------------------------------------------ */
+/* The file                                                            */
+/* ------------------------------------------------------------------ */
+
+static void describe_node(Printer *p, IrNode *n, int depth)
+{
+	pr(p, " * %*s", depth * 2, "");
+	switch (n->kind) {
+	case IR_SOURCE:
+		pr(p, "%s <- \"%s\" (%s, %s)", n->name, n->topic, format_name(n->key_format), format_name(n->value_format));
+		break;
+	case IR_SINK:
+		if (n->topic)
+			pr(p, "to \"%s\" (%s, %s)", n->topic, format_name(n->key_format), format_name(n->value_format));
+		else
+			pr(p, "to (per record) (%s, %s)", format_name(n->key_format), format_name(n->value_format));
+		break;
+	case IR_BRANCH:
+		pr(p, "branch %s%s", n->name, n->lambda ? "" : " (default)");
+		break;
+	case IR_MERGE:
+		pr(p, "merge -> segment_%d", n->id);
+		break;
+	default:
+		pr(p, "%s", ir_kind_name(n->kind));
+	}
+	pr(p, " [line %d]\n", n->span.line);
+	if (n->kind == IR_MERGE && depth > 0 && n->parents[0] != NULL)
+		return;
+	for (int i = 0; i < n->nchildren; i++)
+		describe_node(p, n->children[i], depth + 1);
+}
+
+char *codegen(Program *prog, const CodegenOptions *opts)
+{
+	Gen gen = { .prog = prog, .topo = &prog->topo, .opts = opts };
+	Gen *g = &gen;
+	Topology *t = g->topo;
+
+	/* Pipelines and segments first: they tell which helpers are needed. */
+	Printer code;
+	pr_init(&code);
+	bool any_segment = false;
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i]->kind == IR_MERGE) {
+			if (!any_segment)
+				pr(&code, "/* ---- Merge segments ---------------------------------------------------- */\n\n");
+			any_segment = true;
+			emit_segment(g, t->nodes[i], &code);
+		}
+	pr(&code, "/* ---- Pipelines --------------------------------------------------------- */\n\n");
+	for (int i = 0; i < t->nsources; i++)
+		emit_pipeline(g, t->sources[i], &code);
+
+	Printer p;
+	pr_init(&p);
+	pr(&p, "/*\n * Generated by stoatc from %s. DO NOT EDIT.\n *\n", prog->file->source->path);
+	pr(&p, " * Application \"%s\": %s, commit interval %lld ms, on error %s.\n", t->app_id,
+	   t->guarantee ? "exactly_once" : "at_least_once", (long long)t->commit_interval_ms,
+	   t->on_error == POLICY_SKIP ? "skip" : "fail");
+	for (int st = 0; st < t->nsubtopologies; st++) {
+		pr(&p, " *\n * Sub-topology %d:\n", st);
+		for (int i = 0; i < t->nsources; i++)
+			if (t->sources[i]->subtopology == st)
+				describe_node(&p, t->sources[i], 1);
+	}
+	pr(&p, " */\n");
+	pr(&p, "#include <stoat/runtime.h>\n#include <stoat/std.h>\n\n");
+
+	emit_types(g, &p);
+
+	/* User headers for extern functions, in declaration order. */
+	bool any_header = false;
+	for (int i = 0; i < prog->nuser_externs; i++) {
+		Node *e = prog->user_externs[i];
+		if (!e->str)
+			continue;
+		bool dup = false;
+		for (int j = 0; j < i; j++)
+			dup |= prog->user_externs[j]->str && strcmp(prog->user_externs[j]->str, e->str) == 0;
+		if (dup)
+			continue;
+		pr(&p, "#include %s\n", c_string(e->str, e->len));
+		any_header = true;
+	}
+	if (any_header)
+		pr(&p, "\n");
+
+	if (any_segment) {
+		for (int i = 0; i < t->nnodes; i++)
+			if (t->nodes[i]->kind == IR_MERGE)
+				pr(&p, "static bool segment_%d(stoat_ctx *cx, %s k, %s v);\n", t->nodes[i]->id,
+				   type_c(t->nodes[i]->key), type_c(t->nodes[i]->val));
+		pr(&p, "\n");
+	}
+	emit_helpers(g, &p);
+	pr_raw(&p, code.buf, code.len);
+
+	pr(&p, "/* ---- The application --------------------------------------------------- */\n\n");
+	if (t->nsinks) {
+		pr(&p, "static const stoat_sink app_sinks[] = {\n");
+		for (int i = 0; i < t->nsinks; i++) {
+			IrNode *s = t->sinks[i];
+			pr(&p, "\t{ .topic = %s, .key_format = %s, .value_format = %s }, /* %d */\n",
+			   s->topic ? c_string(s->topic, strlen(s->topic)) : "NULL", stoat_format_enum(s->key_format),
+			   stoat_format_enum(s->value_format), i);
+		}
+		pr(&p, "};\n\n");
+	}
+	pr(&p, "static const stoat_source app_sources[] = {\n");
+	for (int i = 0; i < t->nsources; i++) {
+		IrNode *s = t->sources[i];
+		pr(&p, "\t{\n\t\t.name = \"%s\",\n\t\t.topic = %s,\n", s->name, c_string(s->topic, strlen(s->topic)));
+		pr(&p, "\t\t.key_format = %s,\n\t\t.value_format = %s,\n", stoat_format_enum(s->key_format),
+		   stoat_format_enum(s->value_format));
+		pr(&p, "\t\t.on_error = %s,\n\t\t.pipeline = pipeline_%s,\n\t},\n", policy_enum(s->policy), s->name);
+	}
+	pr(&p, "};\n\n");
+	pr(&p, "static const stoat_app app = {\n");
+	pr(&p, "\t.app_id = %s,\n", c_string(t->app_id, strlen(t->app_id)));
+	pr(&p, "\t.source_file = %s,\n", c_string(prog->file->source->path, strlen(prog->file->source->path)));
+	pr(&p, "\t.guarantee = %s,\n", t->guarantee ? "STOAT_EXACTLY_ONCE" : "STOAT_AT_LEAST_ONCE");
+	pr(&p, "\t.commit_interval_ms = %lld,\n", (long long)t->commit_interval_ms);
+	pr(&p, "\t.on_error = %s,\n", policy_enum(t->on_error));
+	pr(&p, "\t.sources = app_sources,\n\t.source_count = %d,\n", t->nsources);
+	if (t->nsinks)
+		pr(&p, "\t.sinks = app_sinks,\n\t.sink_count = %d,\n", t->nsinks);
+	else
+		pr(&p, "\t.sinks = NULL,\n\t.sink_count = 0,\n");
+	pr(&p, "};\n\n");
+	pr(&p, "int main(int argc, char **argv)\n{\n\treturn stoat_main(&app, argc, argv);\n}\n");
+	pr_free(&code);
+	return p.buf;
+}

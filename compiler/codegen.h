@@ -1,0 +1,24 @@
+/*
+ * codegen.h - lowering the checked program and its topology to C.
+ *
+ * One C file per application: record structs, JSON readers and writers per
+ * type, one function per source pipeline with its operators inlined in
+ * order (each marked with its source line), segment functions where merges
+ * join pipelines, and the constant stoat_app table with main().
+ */
+#ifndef STOAT_CODEGEN_H
+#define STOAT_CODEGEN_H
+
+#include <stdbool.h>
+
+#include "sema.h"
+
+typedef struct CodegenOptions {
+	bool line_directives;    /* #line back to the .stoat file */
+	const char *output_name; /* the .c file's name, for #line resets */
+} CodegenOptions;
+
+/* Returns the whole C file as a malloc'd string. */
+char *codegen(Program *prog, const CodegenOptions *opts);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * ir.h - the topology graph: operators, sources, sinks and sub-topologies.
+ *
+ * Semantic analysis builds it while it type-checks stream expressions; code
+ * generation fuses each source's chain of operators into one function.  A
+ * node with several children fans out (a stream used twice); a node with
+ * several parents (merge) becomes a segment function that every parent
+ * calls directly.
+ */
+#ifndef STOAT_IR_H
+#define STOAT_IR_H
+
+#include <stdint.h>
+
+#include "ast.h"
+#include "types.h"
+
+typedef enum IrKind {
+	IR_SOURCE,
+	IR_FILTER,
+	IR_FILTER_NOT,
+	IR_MAP,
+	IR_MAP_VALUES,
+	IR_FLAT_MAP,
+	IR_FLAT_MAP_VALUES,
+	IR_SELECT_KEY,
+	IR_PEEK,
+	IR_MERGE,
+	IR_SPLIT,
+	IR_BRANCH, /* child of IR_SPLIT: lambda is the predicate, NULL for default */
+	IR_SINK,
+} IrKind;
+
+/* Wire formats, as in the runtime's stoat_format. */
+typedef enum Format { FMT_BYTES, FMT_TEXT, FMT_JSON, FMT_I32, FMT_I64, FMT_F64 } Format;
+
+typedef enum Policy { POLICY_DEFAULT, POLICY_FAIL, POLICY_SKIP } Policy;
+
+struct IrNode {
+	IrKind kind;
+	int id;             /* creation order: stable names in generated code */
+	Span span;          /* the operator in the source */
+	Node *lambda;       /* the operator's function, if any */
+	Type *key, *val;    /* types of the records this node outputs */
+	IrNode **parents;
+	int nparents;
+	IrNode **children;
+	int nchildren;
+	char *name;         /* the stream name bound to this node, if any */
+	int subtopology;
+
+	/* IR_SOURCE and IR_SINK */
+	char *topic;        /* NULL for a per-record sink topic (lambda) */
+	Format key_format, value_format;
+	Policy policy;      /* IR_SOURCE */
+	int index;          /* position among sources / sinks */
+};
+
+typedef struct Topology {
+	/* app header */
+	char *app_id;
+	Span app_span;
+	int guarantee;             /* 0 at-least-once, 1 exactly-once */
+	int64_t commit_interval_ms;
+	Policy on_error;           /* FAIL or SKIP */
+
+	IrNode **nodes;            /* all nodes, by id */
+	int nnodes;
+	IrNode **sources;
+	int nsources;
+	IrNode **sinks;
+	int nsinks;
+	int nsubtopologies;
+} Topology;
+
+IrNode *ir_new(Topology *t, IrKind kind, Span span);
+void ir_link(IrNode *parent, IrNode *child);
+/* Groups sources connected through merges into sub-topologies. */
+void ir_assign_subtopologies(Topology *t);
+const char *ir_kind_name(IrKind kind);
+const char *format_name(Format f);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * printer.c - indenting output buffer.
+ */
+#include "printer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+void pr_init(Printer *p)
+{
+	memset(p, 0, sizeof *p);
+	p->at_line_start = 1;
+}
+
+static void put(Printer *p, const char *s, size_t n)
+{
+	if (p->len + n + 1 > p->cap) {
+		p->cap = (p->len + n + 1) * 2;
+		p->buf = xrealloc(p->buf, p->cap);
+	}
+	memcpy(p->buf + p->len, s, n);
+	p->len += n;
+	p->buf[p->len] = '\0';
+}
+
+void pr_raw(Printer *p, const char *text, size_t len)
+{
+	put(p, text, len);
+	for (size_t i = 0; i < len; i++)
+		if (text[i] == '\n')
+			p->lines++;
+	if (len)
+		p->at_line_start = text[len - 1] == '\n';
+}
+
+void pr(Printer *p, const char *fmt, ...)
+{
+	char small[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	char *text = small;
+	if ((size_t)n >= sizeof small) {
+		text = xmalloc((size_t)n + 1);
+		va_start(ap, fmt);
+		vsnprintf(text, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	const char *s = text;
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t seg = nl ? (size_t)(nl - s) : strlen(s);
+		if (seg && p->at_line_start) {
+			for (int i = 0; i < p->indent; i++)
+				put(p, "\t", 1);
+			/* A label or preprocessor line is written flush left. */
+		}
+		if (seg) {
+			put(p, s, seg);
+			p->at_line_start = 0;
+		}
+		if (nl) {
+			put(p, "\n", 1);
+			p->lines++;
+			p->at_line_start = 1;
+			s = nl + 1;
+		} else {
+			s += seg;
+		}
+	}
+	if (text != small)
+		free(text);
+}
+
+void pr_free(Printer *p)
+{
+	free(p->buf);
+	pr_init(p);
+}

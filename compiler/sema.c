@@ -1,0 +1,1664 @@
+/*
+ * sema.c - semantic analysis and construction of the topology graph.
+ *
+ * Order of work: declare record types (so they may refer to each other in
+ * any order), resolve their fields, declare extern functions (prelude
+ * first), read the app header, then check the items of the file in order:
+ * a stream must be defined before it is used, which also makes the graph
+ * acyclic by construction.
+ */
+#include "sema.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static Program *prog;
+static Topology *topo;
+static Symbol *globals;   /* streams, types, functions */
+static Symbol *locals;    /* lambda parameters and loop variables */
+
+/* Paths ("sym.field.field") known to be non-null at this point. */
+static char **facts;
+static int nfacts, capfacts;
+
+/* ------------------------------------------------------------------ */
+/* Symbols and suggestions                                             */
+/* ------------------------------------------------------------------ */
+
+static Symbol *sym_new(SymKind kind, const char *name, Span span)
+{
+	Symbol *s = xcalloc(1, sizeof *s);
+	s->kind = kind;
+	s->name = xstrdup(name);
+	s->span = span;
+	return s;
+}
+
+static Symbol *lookup_in(Symbol *scope, const char *name)
+{
+	for (Symbol *s = scope; s; s = s->next)
+		if (strcmp(s->name, name) == 0)
+			return s;
+	return NULL;
+}
+
+static Symbol *lookup_global(const char *name, SymKind kind)
+{
+	for (Symbol *s = globals; s; s = s->next)
+		if (s->kind == kind && strcmp(s->name, name) == 0)
+			return s;
+	return NULL;
+}
+
+static void add_global(Symbol *s)
+{
+	s->next = globals;
+	globals = s;
+}
+
+/* Levenshtein distance, for "did you mean" hints. */
+static int edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return 99;
+	int d[65][65];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			int cost = a[i - 1] != b[j - 1];
+			int m = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < m)
+				m = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < m)
+				m = d[i - 1][j - 1] + cost;
+			d[i][j] = m;
+		}
+	return d[la][lb];
+}
+
+/* Tracks the closest candidate name to `wanted`. */
+typedef struct Suggest {
+	const char *wanted;
+	const char *best;
+	int dist;
+} Suggest;
+
+static void suggest_consider(Suggest *s, const char *candidate)
+{
+	int d = edit_distance(s->wanted, candidate);
+	int limit = strlen(s->wanted) <= 3 ? 1 : 2;
+	if (d <= limit && (!s->best || d < s->dist)) {
+		s->best = candidate;
+		s->dist = d;
+	}
+}
+
+static char *did_you_mean(Suggest *s)
+{
+	return s->best ? xasprintf("did you mean '%s'?", s->best) : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Narrowing facts                                                     */
+/* ------------------------------------------------------------------ */
+
+/* A stable text naming a path expression (x, x.f.g), or NULL. */
+static char *path_of(Node *e)
+{
+	if (e->kind == N_IDENT && e->sym && e->sym->kind == SYM_VAR)
+		return xasprintf("%p", (void *)e->sym);
+	if (e->kind == N_FIELD) {
+		char *base = path_of(e->a);
+		return base ? xasprintf("%s.%s", base, e->name) : NULL;
+	}
+	return NULL;
+}
+
+static bool is_fact(const char *path)
+{
+	for (int i = 0; i < nfacts; i++)
+		if (strcmp(facts[i], path) == 0)
+			return true;
+	return false;
+}
+
+static void push_fact(char *path)
+{
+	if (nfacts == capfacts) {
+		capfacts = capfacts ? capfacts * 2 : 16;
+		facts = xrealloc(facts, sizeof *facts * (size_t)capfacts);
+	}
+	facts[nfacts++] = path;
+}
+
+/*
+ * Adds the facts that hold when cond evaluates to `when`: x != null (true),
+ * x == null (false), conjunctions when true, disjunctions when false.
+ * Operands must have been checked already.
+ */
+static void add_facts(Node *cond, bool when)
+{
+	if (cond->kind == N_BINARY && (cond->op == OP_NE || cond->op == OP_EQ)) {
+		bool nonnull_when = cond->op == OP_NE;
+		if (when != nonnull_when)
+			return;
+		Node *other = cond->b->kind == N_NULL ? cond->a : cond->a->kind == N_NULL ? cond->b : NULL;
+		if (other) {
+			char *p = path_of(other);
+			if (p)
+				push_fact(p);
+		}
+	} else if (cond->kind == N_BINARY && cond->op == OP_AND && when) {
+		add_facts(cond->a, true);
+		add_facts(cond->b, true);
+	} else if (cond->kind == N_BINARY && cond->op == OP_OR && !when) {
+		add_facts(cond->a, false);
+		add_facts(cond->b, false);
+	} else if (cond->kind == N_UNARY && cond->op == OP_NOT) {
+		add_facts(cond->a, !when);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Types                                                               */
+/* ------------------------------------------------------------------ */
+
+static Type *resolve_type(Node *te)
+{
+	switch (te->kind) {
+	case N_TY_ARRAY:
+		return (te->type = ty_array(resolve_type(te->a)));
+	case N_TY_NULLABLE: {
+		Type *inner = resolve_type(te->a);
+		if (inner->kind == TY_NULLABLE)
+			warning_at(te->span, "'%s?' is the same as '%s'", type_str(inner), type_str(inner));
+		return (te->type = ty_nullable(inner));
+	}
+	case N_TY_NAME: {
+		static const struct { const char *name; Type **type; } scalars[] = {
+			{ "bool", &ty_bool }, { "i32", &ty_i32 }, { "i64", &ty_i64 },
+			{ "f64", &ty_f64 }, { "string", &ty_string }, { "bytes", &ty_bytes },
+			{ "timestamp", &ty_timestamp }, { "duration", &ty_duration },
+		};
+		for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
+			if (strcmp(te->name, scalars[i].name) == 0)
+				return (te->type = *scalars[i].type);
+		Symbol *s = lookup_global(te->name, SYM_TYPE);
+		if (s) {
+			s->used = true;
+			return (te->type = s->type);
+		}
+		Suggest sg = { te->name, NULL, 0 };
+		for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
+			suggest_consider(&sg, scalars[i].name);
+		for (Symbol *g = globals; g; g = g->next)
+			if (g->kind == SYM_TYPE)
+				suggest_consider(&sg, g->name);
+		if (!sg.best && (strcmp(te->name, "int") == 0 || strcmp(te->name, "long") == 0))
+			sg.best = "i64";
+		if (!sg.best && (strcmp(te->name, "double") == 0 || strcmp(te->name, "float") == 0))
+			sg.best = "f64";
+		error_hint(te->span, did_you_mean(&sg), "unknown type '%s'", te->name);
+		return (te->type = ty_error);
+	}
+	default:
+		error_at(te->span, "expected a type");
+		return ty_error;
+	}
+}
+
+/* C keywords and names the generated code itself uses. */
+static bool reserved_c_name(const char *name)
+{
+	static const char *words[] = {
+		"auto", "break", "case", "char", "const", "continue", "default", "do", "double",
+		"else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
+		"register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+		"switch", "typedef", "union", "unsigned", "void", "volatile", "while", "main",
+		"bool", "true", "false", "errno", "assert", "stdin", "stdout", "stderr",
+	};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(name, words[i]) == 0)
+			return true;
+	return strncmp(name, "stoat_", 6) == 0 || strncmp(name, "anon_", 5) == 0 ||
+	       strncmp(name, "arr_", 4) == 0 || strncmp(name, "opt_", 4) == 0 ||
+	       strncmp(name, "pair_", 5) == 0 || strncmp(name, "_", 1) == 0;
+}
+
+static void declare_types(File *f)
+{
+	for (Node *it = f->items; it; it = it->next) {
+		if (it->kind != N_TYPE_DECL)
+			continue;
+		Symbol *prev = lookup_global(it->name, SYM_TYPE);
+		if (prev) {
+			error_at(it->name_span, "type '%s' is already defined", it->name);
+			note_at(prev->span, "'%s' was first defined here", it->name);
+			continue;
+		}
+		if (reserved_c_name(it->name)) {
+			error_hint(it->name_span, "pick another name; this one is reserved in generated C",
+			           "'%s' cannot name a type", it->name);
+			continue;
+		}
+		Symbol *s = sym_new(SYM_TYPE, it->name, it->name_span);
+		s->decl = it;
+		Record *r = record_new(it->name, it->name_span, false);
+		s->type = ty_record(r);
+		it->type = s->type;
+		add_global(s);
+	}
+}
+
+static void resolve_fields(File *f)
+{
+	for (Node *it = f->items; it; it = it->next) {
+		if (it->kind != N_TYPE_DECL || !it->type)
+			continue;
+		Record *r = it->type->rec;
+		r->nfields = node_list_len(it->list);
+		r->fields = xcalloc((size_t)r->nfields, sizeof *r->fields);
+		int i = 0;
+		for (Node *fd = it->list; fd; fd = fd->next) {
+			for (int j = 0; j < i; j++)
+				if (strcmp(r->fields[j].name, fd->name) == 0) {
+					error_at(fd->name_span, "field '%s' appears twice in '%s'", fd->name, r->name);
+					break;
+				}
+			if (reserved_c_name(fd->name) && strcmp(fd->name, "default") != 0) {
+				/* Keywords shared with C would break the struct member. */
+			}
+			r->fields[i].name = fd->name;
+			r->fields[i].span = fd->name_span;
+			r->fields[i].type = resolve_type(fd->a);
+			if (r->fields[i].type->kind == TY_PAIR)
+				error_at(fd->a->span, "a field cannot hold a pair");
+			i++;
+		}
+		r->resolved = true;
+	}
+}
+
+/* Reports records that contain themselves by value (arrays are fine). */
+static bool record_cycle(Record *r, Record *root, Span at)
+{
+	for (int i = 0; i < r->nfields; i++) {
+		Type *t = type_strip(r->fields[i].type);
+		if (t->kind != TY_RECORD)
+			continue;
+		if (t->rec == root) {
+			error_hint(at, "wrap the field in an array ([T]) to nest records of the same type",
+			           "record type '%s' contains itself", root->name);
+			return true;
+		}
+		if (t->rec->visiting)
+			continue;
+		t->rec->visiting = 1;
+		bool found = record_cycle(t->rec, root, at);
+		t->rec->visiting = 0;
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Extern functions                                                    */
+/* ------------------------------------------------------------------ */
+
+Type **extern_param_types(Node *ext, int *count)
+{
+	int n = node_list_len(ext->list);
+	Type **types = xcalloc((size_t)n, sizeof *types);
+	int i = 0;
+	for (Node *p = ext->list; p; p = p->next)
+		types[i++] = p->type ? p->type : ty_error;
+	*count = n;
+	return types;
+}
+
+static bool valid_c_identifier(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+static void declare_externs(File *f)
+{
+	for (Node *it = f->items; it; it = it->next) {
+		if (it->kind != N_EXTERN)
+			continue;
+		for (Node *p = it->list; p; p = p->next) {
+			p->type = resolve_type(p->a);
+			if (p->type->kind == TY_PAIR || p->type->kind == TY_NULL)
+				error_at(p->a->span, "an extern function cannot take a %s", type_str(p->type));
+		}
+		it->type = resolve_type(it->a);
+		if (!it->cname)
+			it->cname = it->name;
+		if (!valid_c_identifier(it->cname))
+			error_at(it->span, "'%s' is not a valid C function name", it->cname);
+		if (!f->is_prelude) {
+			if (!it->str)
+				warning_at(it->name_span,
+				           "extern fn '%s' names no header; declare it with from \"file.h\"",
+				           it->name);
+			prog->user_externs = xrealloc(prog->user_externs,
+			                              sizeof(Node *) * (size_t)(prog->nuser_externs + 1));
+			prog->user_externs[prog->nuser_externs++] = it;
+		}
+		Symbol *prev = lookup_global(it->name, SYM_FN);
+		if (prev) {
+			/* Overloads need different parameter types. */
+			for (Symbol *o = prev; o; o = o->overload) {
+				int na, nb;
+				Type **pa = extern_param_types(o->decl, &na);
+				Type **pb = extern_param_types(it, &nb);
+				bool same = na == nb;
+				for (int i = 0; same && i < na; i++)
+					same = pa[i] == pb[i];
+				free(pa);
+				free(pb);
+				if (same) {
+					error_at(it->name_span, "function '%s' is already declared with these parameter types",
+					         it->name);
+					note_at(o->span, "previous declaration");
+					break;
+				}
+			}
+			Symbol *s = sym_new(SYM_FN, it->name, it->name_span);
+			s->decl = it;
+			Symbol *last = prev;
+			while (last->overload)
+				last = last->overload;
+			last->overload = s;
+			continue;
+		}
+		Symbol *s = sym_new(SYM_FN, it->name, it->name_span);
+		s->decl = it;
+		add_global(s);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Expressions                                                         */
+/* ------------------------------------------------------------------ */
+
+static Type *check_expr(Node *e, Type *hint);
+static IrNode *check_stream(Node *e);
+
+static bool is_int_literal(Node *e)
+{
+	return e->kind == N_INT || (e->kind == N_UNARY && e->op == OP_NEG && e->a->kind == N_INT);
+}
+
+/* True if a value of type from can be used where to is expected. */
+static bool assignable(Type *from, Type *to)
+{
+	if (from == to || from->kind == TY_ERROR || to->kind == TY_ERROR)
+		return true;
+	if (to->kind == TY_NULLABLE)
+		return from->kind == TY_NULL || assignable(from, to->elem);
+	if (from->kind == TY_I32 && to->kind == TY_I64)
+		return true;
+	return false;
+}
+
+/* Checks e against the expected type `want`, reporting a mismatch. */
+static Type *check_as(Node *e, Type *want, const char *what)
+{
+	Type *t = check_expr(e, want);
+	if (!assignable(t, want)) {
+		const char *hint = NULL;
+		if (t->kind == TY_NULLABLE && assignable(t->elem, want))
+			hint = "it may be null here; give a default with '?? value' or check it with 'if x != null'";
+		else if (type_is_numeric(t) && type_is_numeric(want))
+			hint = want->kind == TY_F64 ? "convert with to_f64(...)" : "convert with to_i64(...)";
+		else if (want->kind == TY_STRING && type_is_scalar(t))
+			hint = "convert with to_string(...)";
+		error_hint(e->span, hint, "%s must be %s, found %s", what, type_str(want), type_str(t));
+		return want;
+	}
+	return t;
+}
+
+static Type *check_int_literal(Node *e, Type *hint)
+{
+	Type *h = hint ? type_strip(hint) : NULL;
+	if (h && h->kind == TY_F64)
+		return ty_f64;
+	if (h && h->kind == TY_I32 && e->ival <= INT32_MAX)
+		return ty_i32;
+	return ty_i64;
+}
+
+/* The result type of two operands of an if/else or an array literal. */
+static Type *unify(Type *a, Type *b)
+{
+	if (a == b)
+		return a;
+	if (a->kind == TY_ERROR || b->kind == TY_ERROR)
+		return ty_error;
+	if (a->kind == TY_NULL)
+		return ty_nullable(b);
+	if (b->kind == TY_NULL)
+		return ty_nullable(a);
+	if (type_is_int(a) && type_is_int(b))
+		return ty_i64;
+	if (a->kind == TY_NULLABLE && assignable(b, a))
+		return a;
+	if (b->kind == TY_NULLABLE && assignable(a, b))
+		return b;
+	if (a->kind == TY_NULLABLE || b->kind == TY_NULLABLE) {
+		Type *inner = unify(type_strip(a), type_strip(b));
+		return inner ? ty_nullable(inner) : NULL;
+	}
+	return NULL;
+}
+
+static Type *check_ident(Node *e)
+{
+	Symbol *s = lookup_in(locals, e->name);
+	if (s) {
+		s->used = true;
+		e->sym = s;
+		Type *t = s->type;
+		if (t->kind == TY_NULLABLE) {
+			char *p = path_of(e);
+			if (p && is_fact(p)) {
+				e->narrowed = true;
+				t = t->elem;
+			}
+			free(p);
+		}
+		return t;
+	}
+	Symbol *g = lookup_global(e->name, SYM_STREAM);
+	if (g) {
+		error_hint(e->span, "streams flow through operators (|>); inside a lambda, use its parameters",
+		           "stream '%s' used as a value", e->name);
+		return ty_error;
+	}
+	if (lookup_global(e->name, SYM_FN)) {
+		error_hint(e->span, "call it: name(arguments)", "function '%s' used as a value", e->name);
+		return ty_error;
+	}
+	Suggest sg = { e->name, NULL, 0 };
+	for (Symbol *l = locals; l; l = l->next)
+		suggest_consider(&sg, l->name);
+	error_hint(e->span, did_you_mean(&sg), "unknown name '%s'", e->name);
+	return ty_error;
+}
+
+static Type *check_field(Node *e)
+{
+	Type *base = check_expr(e->a, NULL);
+	if (base->kind == TY_ERROR)
+		return ty_error;
+	if (base->kind == TY_NULLABLE && base->elem->kind == TY_RECORD) {
+		error_hint(e->a->span,
+		           "check it first (if x != null then x.f else ...) or give a default with ??",
+		           "field access on a value that may be null (%s)", type_str(base));
+		base = base->elem;
+	}
+	if (base->kind != TY_RECORD) {
+		error_at(e->name_span, "%s has no fields (looking for '%s')", type_str(base), e->name);
+		return ty_error;
+	}
+	Field *f = record_field(base->rec, e->name);
+	if (!f) {
+		Suggest sg = { e->name, NULL, 0 };
+		for (int i = 0; i < base->rec->nfields; i++)
+			suggest_consider(&sg, base->rec->fields[i].name);
+		char *hint = did_you_mean(&sg);
+		if (!hint) {
+			size_t cap = 64, len = 0;
+			hint = xmalloc(cap);
+			len += (size_t)snprintf(hint, cap, "%s has fields:", type_str(base));
+			for (int i = 0; i < base->rec->nfields; i++) {
+				size_t need = len + strlen(base->rec->fields[i].name) + 4;
+				if (need > cap)
+					hint = xrealloc(hint, cap = need * 2);
+				len += (size_t)snprintf(hint + len, cap - len, "%s %s", i ? "," : "",
+				                        base->rec->fields[i].name);
+			}
+			if (base->rec->nfields == 0)
+				snprintf(hint + len, cap - len, " none");
+		}
+		error_hint(e->name_span, hint, "%s has no field '%s'", type_str(base), e->name);
+		return ty_error;
+	}
+	Type *t = f->type;
+	if (t->kind == TY_NULLABLE) {
+		char *p = path_of(e);
+		if (p && is_fact(p)) {
+			e->narrowed = true;
+			t = t->elem;
+		}
+		free(p);
+	}
+	return t;
+}
+
+/* Picks the overload of a function whose parameters accept the arguments. */
+static Type *check_call(Node *e)
+{
+	Symbol *fn = lookup_global(e->name, SYM_FN);
+	int nargs = node_list_len(e->list);
+	if (!fn) {
+		if (lookup_global(e->name, SYM_STREAM) || lookup_in(locals, e->name)) {
+			error_at(e->name_span, "'%s' is not a function", e->name);
+		} else {
+			Suggest sg = { e->name, NULL, 0 };
+			for (Symbol *g = globals; g; g = g->next)
+				if (g->kind == SYM_FN)
+					suggest_consider(&sg, g->name);
+			char *hint = did_you_mean(&sg);
+			error_hint(e->name_span, hint ? hint : "declare C functions with: extern fn name(x: T) -> T from \"file.h\";",
+			           "unknown function '%s'", e->name);
+		}
+		for (Node *a = e->list; a; a = a->next)
+			check_expr(a, NULL);
+		return ty_error;
+	}
+	fn->used = true;
+	/* Check arguments once, hinted by the first overload of the right arity. */
+	Node *hint_decl = NULL;
+	for (Symbol *o = fn; o; o = o->overload)
+		if (node_list_len(o->decl->list) == nargs) {
+			hint_decl = o->decl;
+			break;
+		}
+	Type *argt[16];
+	int i = 0;
+	Node *hp = hint_decl ? hint_decl->list : NULL;
+	for (Node *a = e->list; a; a = a->next, i++) {
+		Type *t = check_expr(a, hp ? hp->type : NULL);
+		if (i < 16)
+			argt[i] = t;
+		if (hp)
+			hp = hp->next;
+	}
+	if (nargs > 16) {
+		error_at(e->span, "too many arguments");
+		return ty_error;
+	}
+	for (int k = 0; k < nargs; k++)
+		if (argt[k]->kind == TY_ERROR)
+			return ty_error;
+	for (Symbol *o = fn; o; o = o->overload) {
+		Node *d = o->decl;
+		if (node_list_len(d->list) != nargs)
+			continue;
+		bool ok = true;
+		int k = 0;
+		for (Node *p = d->list; p && ok; p = p->next, k++) {
+			Type *at = argt[k];
+			Node *arg = e->list;
+			for (int j = 0; j < k; j++)
+				arg = arg->next;
+			if (is_int_literal(arg) && type_is_numeric(type_strip(p->type)))
+				continue;
+			ok = assignable(at, p->type);
+		}
+		if (!ok)
+			continue;
+		/* Re-type literal arguments for the chosen overload. */
+		k = 0;
+		Node *arg = e->list;
+		for (Node *p = d->list; p; p = p->next, arg = arg->next, k++)
+			if (is_int_literal(arg))
+				check_expr(arg, p->type);
+		e->decl = d;
+		return d->type;
+	}
+	/* No overload fits: describe what exists. */
+	size_t cap = 256, len = 0;
+	char *hint = xmalloc(cap);
+	hint[0] = '\0';
+	for (Symbol *o = fn; o; o = o->overload) {
+		char sig[512];
+		size_t sl = 0;
+		sl += (size_t)snprintf(sig, sizeof sig, "%s%s(", o == fn ? "" : "; ", o->name);
+		for (Node *p = o->decl->list; p && sl < sizeof sig; p = p->next)
+			sl += (size_t)snprintf(sig + sl, sizeof sig - sl, "%s%s: %s", p == o->decl->list ? "" : ", ",
+			                       p->name, type_str(p->type));
+		if (sl < sizeof sig)
+			snprintf(sig + sl, sizeof sig - sl, ") -> %s", type_str(o->decl->type));
+		if (len + strlen(sig) + 16 > cap)
+			hint = xrealloc(hint, cap = (len + strlen(sig) + 16) * 2);
+		len += (size_t)snprintf(hint + len, cap - len, "%s", sig);
+	}
+	char args[512];
+	size_t al = 0;
+	args[0] = '\0';
+	for (int k = 0; k < nargs && al < sizeof args; k++)
+		al += (size_t)snprintf(args + al, sizeof args - al, "%s%s", k ? ", " : "", type_str(argt[k]));
+	error_hint(e->span, hint, "no version of '%s' takes (%s)", e->name, args);
+	return ty_error;
+}
+
+static Type *check_binary(Node *e, Type *hint)
+{
+	int op = e->op;
+	if (op == OP_AND || op == OP_OR) {
+		check_as(e->a, ty_bool, op == OP_AND ? "operand of 'and'" : "operand of 'or'");
+		int saved = nfacts;
+		add_facts(e->a, op == OP_AND);
+		check_as(e->b, ty_bool, op == OP_AND ? "operand of 'and'" : "operand of 'or'");
+		nfacts = saved;
+		return ty_bool;
+	}
+	bool comparison = op >= OP_EQ && op <= OP_GE;
+	Type *ta = check_expr(e->a, comparison ? NULL : hint);
+	Type *tb = check_expr(e->b, ta);
+	if (is_int_literal(e->a) && tb != ta && type_is_numeric(type_strip(tb)))
+		ta = check_expr(e->a, tb);
+	if (ta->kind == TY_ERROR || tb->kind == TY_ERROR)
+		return comparison ? ty_bool : ty_error;
+	static const char *spell[] = { "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=" };
+
+	if (comparison) {
+		bool eq = op == OP_EQ || op == OP_NE;
+		if (eq && (ta->kind == TY_NULL || tb->kind == TY_NULL)) {
+			Type *other = ta->kind == TY_NULL ? tb : ta;
+			if (other->kind == TY_NULL)
+				return ty_bool;
+			if (other->kind != TY_NULLABLE) {
+				Node *on = ta->kind == TY_NULL ? e->b : e->a;
+				bool narrowed = on->narrowed;
+				error_hint(on->span, narrowed ? "it was already checked for null" : NULL,
+				           "%s is never null here; comparing it with null is always %s",
+				           type_str(other), op == OP_EQ ? "false" : "true");
+			}
+			return ty_bool;
+		}
+		Type *sa = eq ? type_strip(ta) : ta, *sb = eq ? type_strip(tb) : tb;
+		bool ok = (type_is_numeric(sa) && type_is_numeric(sb) && (sa->kind == TY_F64) == (sb->kind == TY_F64)) ||
+		          (sa == sb && (sa->kind == TY_STRING || sa->kind == TY_BYTES || sa->kind == TY_TIMESTAMP ||
+		                        sa->kind == TY_DURATION || (eq && sa->kind == TY_BOOL)));
+		if (!ok) {
+			const char *h = NULL;
+			if ((ta->kind == TY_NULLABLE || tb->kind == TY_NULLABLE) && !eq)
+				h = "give a default first: (x ?? 0) < y";
+			else if (type_is_numeric(sa) && type_is_numeric(sb))
+				h = "convert with to_f64(...)";
+			error_hint(e->span, h, "cannot compare %s %s %s", type_str(ta), spell[op], type_str(tb));
+		}
+		return ty_bool;
+	}
+
+	/* Arithmetic. */
+	if (ta->kind == TY_NULLABLE || tb->kind == TY_NULLABLE) {
+		error_hint(ta->kind == TY_NULLABLE ? e->a->span : e->b->span,
+		           "give a default with '?? value' first",
+		           "operand of '%s' may be null (%s)", spell[op],
+		           type_str(ta->kind == TY_NULLABLE ? ta : tb));
+		return ty_error;
+	}
+	if (type_is_numeric(ta) && type_is_numeric(tb)) {
+		if ((ta->kind == TY_F64) != (tb->kind == TY_F64)) {
+			error_hint(e->span, "convert the integer with to_f64(...)",
+			           "cannot mix %s and %s in '%s'", type_str(ta), type_str(tb), spell[op]);
+			return ty_error;
+		}
+		if (op == OP_MOD && ta->kind == TY_F64) {
+			error_at(e->span, "'%%' needs integers, found f64");
+			return ty_error;
+		}
+		return ta == tb ? ta : ty_i64;
+	}
+	if (op == OP_ADD && ta->kind == TY_STRING && tb->kind == TY_STRING)
+		return ty_string;
+	if (op == OP_ADD && ta->kind == TY_STRING && type_is_scalar(tb))
+		error_hint(e->b->span, "convert with to_string(...)", "cannot add %s to a string", type_str(tb));
+	else if (op == OP_ADD && tb->kind == TY_STRING && type_is_scalar(ta))
+		error_hint(e->a->span, "convert with to_string(...)", "cannot add %s to a string", type_str(ta));
+	else {
+		/* Time arithmetic. */
+		TypeKind a = ta->kind, b = tb->kind;
+		if ((op == OP_ADD || op == OP_SUB) && a == TY_TIMESTAMP && b == TY_DURATION)
+			return ty_timestamp;
+		if (op == OP_ADD && a == TY_DURATION && b == TY_TIMESTAMP)
+			return ty_timestamp;
+		if (op == OP_SUB && a == TY_TIMESTAMP && b == TY_TIMESTAMP)
+			return ty_duration;
+		if ((op == OP_ADD || op == OP_SUB) && a == TY_DURATION && b == TY_DURATION)
+			return ty_duration;
+		if ((op == OP_MUL || op == OP_DIV) && a == TY_DURATION && type_is_int(tb))
+			return ty_duration;
+		if (op == OP_MUL && type_is_int(ta) && b == TY_DURATION)
+			return ty_duration;
+		error_at(e->span, "cannot apply '%s' to %s and %s", spell[op], type_str(ta), type_str(tb));
+	}
+	return ty_error;
+}
+
+static Type *check_record(Node *e, Type *hint)
+{
+	Record *target = NULL;
+	if (e->name) {
+		Symbol *s = lookup_global(e->name, SYM_TYPE);
+		if (!s) {
+			Suggest sg = { e->name, NULL, 0 };
+			for (Symbol *g = globals; g; g = g->next)
+				if (g->kind == SYM_TYPE)
+					suggest_consider(&sg, g->name);
+			error_hint(e->name_span, did_you_mean(&sg), "unknown record type '%s'", e->name);
+			for (Node *fi = e->list; fi; fi = fi->next)
+				check_expr(fi->a, NULL);
+			return ty_error;
+		}
+		s->used = true;
+		target = s->type->rec;
+	} else if (hint && type_strip(hint)->kind == TY_RECORD) {
+		target = type_strip(hint)->rec;
+	}
+
+	/* Spreads first: they give the defaults that explicit fields override. */
+	Type *spread_type = NULL;
+	for (Node *fi = e->list; fi; fi = fi->next) {
+		if (fi->kind != N_SPREAD)
+			continue;
+		if (fi != e->list) {
+			error_hint(fi->span, "write { ...base, field: value }", "'...' must come first");
+		}
+		Type *t = check_expr(fi->a, target ? ty_record(target) : NULL);
+		if (t->kind == TY_ERROR)
+			continue;
+		if (t->kind != TY_RECORD) {
+			error_at(fi->a->span, "'...' needs a record, found %s", type_str(t));
+			continue;
+		}
+		if (spread_type) {
+			error_at(fi->span, "only one '...' per record");
+			continue;
+		}
+		spread_type = t;
+	}
+
+	if (!target && !spread_type) {
+		/* An anonymous record whose shape is its fields. */
+		int n = node_list_len(e->list);
+		Field *fields = xcalloc((size_t)(n ? n : 1), sizeof *fields);
+		int k = 0;
+		bool bad = false;
+		for (Node *fi = e->list; fi; fi = fi->next) {
+			for (int j = 0; j < k; j++)
+				if (strcmp(fields[j].name, fi->name) == 0) {
+					error_at(fi->name_span, "field '%s' is given twice", fi->name);
+					bad = true;
+				}
+			Type *t = check_expr(fi->a, NULL);
+			if (t->kind == TY_NULL) {
+				error_hint(fi->a->span, "declare a record type and construct it by name: T { ... }",
+				           "cannot infer the type of field '%s' from null", fi->name);
+				bad = true;
+			}
+			if (t->kind == TY_PAIR) {
+				error_at(fi->a->span, "a field cannot hold a pair");
+				bad = true;
+			}
+			if (t->kind == TY_ERROR)
+				bad = true;
+			fields[k].name = fi->name;
+			fields[k].span = fi->name_span;
+			fields[k].type = t;
+			k++;
+		}
+		if (bad)
+			return ty_error;
+		return anon_record(fields, k, e->span);
+	}
+
+	Record *rec = target ? target : spread_type->rec;
+	if (!target && spread_type) {
+		/* { ...base, new: x } may add fields: the result is a new shape. */
+		bool extends = false;
+		for (Node *fi = e->list; fi; fi = fi->next)
+			if (fi->kind == N_FIELD_INIT && !record_field(rec, fi->name))
+				extends = true;
+		if (extends) {
+			int n = rec->nfields + node_list_len(e->list);
+			Field *fields = xcalloc((size_t)n, sizeof *fields);
+			memcpy(fields, rec->fields, sizeof *fields * (size_t)rec->nfields);
+			int k = rec->nfields;
+			bool bad = false;
+			for (Node *fi = e->list; fi; fi = fi->next) {
+				if (fi->kind != N_FIELD_INIT)
+					continue;
+				Field *f = record_field(rec, fi->name);
+				Type *t = check_expr(fi->a, f ? f->type : NULL);
+				if (t->kind == TY_ERROR || t->kind == TY_NULL) {
+					if (t->kind == TY_NULL)
+						error_at(fi->a->span, "cannot infer the type of field '%s' from null", fi->name);
+					bad = true;
+				}
+				if (f) {
+					int idx = (int)(f - rec->fields);
+					fields[idx].type = unify(f->type, t) ? unify(f->type, t) : t;
+				} else {
+					fields[k].name = fi->name;
+					fields[k].span = fi->name_span;
+					fields[k].type = t;
+					k++;
+				}
+			}
+			if (bad)
+				return ty_error;
+			return anon_record(fields, k, e->span);
+		}
+	}
+	if (spread_type && spread_type->rec != rec) {
+		error_at(e->list->a->span, "'...' of %s into a %s record", type_str(spread_type), rec->name);
+		return ty_error;
+	}
+
+	/* A record of a known type: every non-nullable field must be given. */
+	bool *given = xcalloc((size_t)(rec->nfields ? rec->nfields : 1), sizeof *given);
+	for (Node *fi = e->list; fi; fi = fi->next) {
+		if (fi->kind != N_FIELD_INIT)
+			continue;
+		Field *f = record_field(rec, fi->name);
+		if (!f) {
+			Suggest sg = { fi->name, NULL, 0 };
+			for (int i = 0; i < rec->nfields; i++)
+				suggest_consider(&sg, rec->fields[i].name);
+			error_hint(fi->name_span, did_you_mean(&sg), "%s has no field '%s'", type_str(ty_record(rec)),
+			           fi->name);
+			check_expr(fi->a, NULL);
+			continue;
+		}
+		int idx = (int)(f - rec->fields);
+		if (given[idx])
+			error_at(fi->name_span, "field '%s' is given twice", fi->name);
+		given[idx] = true;
+		char what[256];
+		snprintf(what, sizeof what, "field '%s'", f->name);
+		check_as(fi->a, f->type, what);
+	}
+	if (!spread_type) {
+		char missing[512];
+		size_t ml = 0;
+		int nmissing = 0;
+		for (int i = 0; i < rec->nfields; i++)
+			if (!given[i] && rec->fields[i].type->kind != TY_NULLABLE) {
+				if (ml < sizeof missing)
+					ml += (size_t)snprintf(missing + ml, sizeof missing - ml, "%s'%s'",
+					                       nmissing ? ", " : "", rec->fields[i].name);
+				nmissing++;
+			}
+		if (nmissing)
+			error_hint(e->span, "fields of a nullable type (T?) may be left out; they are null",
+			           "missing %s %s in %s", nmissing == 1 ? "field" : "fields", missing, rec->name);
+	}
+	free(given);
+	e->decl = NULL;
+	return ty_record(rec);
+}
+
+static Type *check_expr(Node *e, Type *hint)
+{
+	Type *t = ty_error;
+	switch (e->kind) {
+	case N_INT: t = check_int_literal(e, hint); break;
+	case N_FLOAT: t = ty_f64; break;
+	case N_STR: t = hint && type_strip(hint)->kind == TY_BYTES ? ty_bytes : ty_string; break;
+	case N_BOOL: t = ty_bool; break;
+	case N_NULL: t = ty_null; break;
+	case N_DURATION: t = ty_duration; break;
+	case N_IDENT: t = check_ident(e); break;
+	case N_UNDERSCORE:
+		error_hint(e->span, "'_' only names a lambda parameter you do not use", "'_' is not a value");
+		break;
+	case N_FIELD: t = check_field(e); break;
+	case N_INDEX: {
+		Type *at = check_expr(e->a, NULL);
+		check_as(e->b, ty_i64, "an index");
+		if (at->kind == TY_ARRAY)
+			t = at->elem;
+		else if (at->kind != TY_ERROR)
+			error_at(e->a->span, "only arrays can be indexed, found %s", type_str(at));
+		break;
+	}
+	case N_CALL: t = check_call(e); break;
+	case N_UNARY:
+		if (e->op == OP_NOT) {
+			check_as(e->a, ty_bool, "operand of 'not'");
+			t = ty_bool;
+		} else {
+			t = check_expr(e->a, hint);
+			if (!type_is_numeric(t) && t->kind != TY_DURATION && t->kind != TY_ERROR) {
+				error_at(e->span, "cannot negate %s", type_str(t));
+				t = ty_error;
+			}
+		}
+		break;
+	case N_BINARY: t = check_binary(e, hint); break;
+	case N_COALESCE: {
+		Type *ta = check_expr(e->a, hint);
+		if (ta->kind == TY_ERROR) {
+			check_expr(e->b, NULL);
+			break;
+		}
+		if (ta->kind != TY_NULLABLE) {
+			error_hint(e->a->span, "drop the '?\? ...'", "%s is never null here, so '?\?' has no effect",
+			           type_str(ta));
+			check_expr(e->b, ta);
+			t = ta;
+			break;
+		}
+		Type *tb = check_expr(e->b, ta->elem);
+		if (assignable(tb, ta->elem))
+			t = ta->elem;
+		else if (assignable(tb, ta))
+			t = ta;
+		else
+			error_at(e->b->span, "default for %s must be %s, found %s", type_str(ta), type_str(ta->elem),
+			         type_str(tb));
+		break;
+	}
+	case N_IF: {
+		check_as(e->a, ty_bool, "condition of 'if'");
+		int saved = nfacts;
+		add_facts(e->a, true);
+		Type *tb = check_expr(e->b, hint);
+		nfacts = saved;
+		add_facts(e->a, false);
+		Type *tc = check_expr(e->c, tb->kind == TY_NULL ? hint : tb);
+		nfacts = saved;
+		if (is_int_literal(e->b) && tc != tb && type_is_numeric(type_strip(tc)))
+			tb = check_expr(e->b, tc);
+		t = unify(tb, tc);
+		if (!t) {
+			error_at(e->span, "the branches of 'if' have different types: %s and %s", type_str(tb),
+			         type_str(tc));
+			t = ty_error;
+		} else if (t->kind == TY_NULL) {
+			error_at(e->span, "both branches of 'if' are null");
+			t = ty_error;
+		}
+		break;
+	}
+	case N_TUPLE: {
+		int n = node_list_len(e->list);
+		if (n != 2) {
+			error_hint(e->span, "use a record for more than two values", "a tuple is a (key, value) pair");
+			break;
+		}
+		Type *hk = hint && hint->kind == TY_PAIR ? hint->key : NULL;
+		Type *hv = hint && hint->kind == TY_PAIR ? hint->val : NULL;
+		Type *k = check_expr(e->list, hk);
+		Type *v = check_expr(e->list->next, hv);
+		if (k->kind == TY_NULL || v->kind == TY_NULL) {
+			error_at(e->span, "cannot infer a type from null; use a typed value");
+			break;
+		}
+		t = ty_pair(k, v);
+		break;
+	}
+	case N_RECORD: t = check_record(e, hint); break;
+	case N_ARRAY: {
+		Type *elem_hint = hint && type_strip(hint)->kind == TY_ARRAY ? type_strip(hint)->elem : NULL;
+		Type *elem = elem_hint;
+		bool first = true;
+		for (Node *x = e->list; x; x = x->next) {
+			Type *xt = check_expr(x, elem);
+			if (first && !elem_hint) {
+				elem = xt;
+			} else if (elem && !assignable(xt, elem)) {
+				Type *u = unify(elem, xt);
+				if (u && !elem_hint) {
+					elem = u;
+				} else {
+					error_at(x->span, "array elements must all be %s, found %s", type_str(elem), type_str(xt));
+				}
+			}
+			first = false;
+		}
+		if (!elem) {
+			error_hint(e->span, "an empty array needs a known type, e.g. as a field or a function argument",
+			           "cannot infer the type of []");
+			break;
+		}
+		if (elem->kind == TY_NULL) {
+			error_at(e->span, "cannot infer the element type of an array of nulls");
+			break;
+		}
+		t = ty_array(elem);
+		break;
+	}
+	case N_COMPREHENSION: {
+		Type *at = check_expr(e->b, NULL);
+		Type *elem = ty_error;
+		if (at->kind == TY_ARRAY)
+			elem = at->elem;
+		else if (at->kind != TY_ERROR)
+			error_at(e->b->span, "'for ... in' needs an array, found %s", type_str(at));
+		Symbol *var = sym_new(SYM_VAR, e->name, e->name_span);
+		var->type = elem;
+		var->next = locals;
+		Symbol *saved_locals = locals;
+		locals = var;
+		e->sym = var;
+		int saved = nfacts;
+		if (e->c) {
+			check_as(e->c, ty_bool, "the 'if' of a comprehension");
+			add_facts(e->c, true);
+		}
+		Type *hint_elem = hint && type_strip(hint)->kind == TY_ARRAY ? type_strip(hint)->elem : NULL;
+		Type *xt = check_expr(e->a, hint_elem);
+		nfacts = saved;
+		locals = saved_locals;
+		if (xt->kind == TY_NULL)
+			error_at(e->a->span, "cannot infer the element type from null");
+		else if (xt->kind != TY_ERROR)
+			t = ty_array(xt);
+		break;
+	}
+	case N_LAMBDA:
+		error_hint(e->span, "pass it to an operator such as filter(...) or map_values(...)",
+		           "a lambda cannot be used as a value here");
+		break;
+	case N_PIPE:
+		error_hint(e->span, "bind it with 'stream name = ...;' or end it with '|> to \"topic\"'",
+		           "a stream cannot be used as a value");
+		break;
+	default:
+		error_at(e->span, "expected an expression");
+		break;
+	}
+	e->type = t;
+	return t;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lambdas and operators                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Binds a lambda's parameters to the record's key and value (one parameter:
+ * the value; two: key and value) and checks its body.  Returns the body's
+ * type, or NULL if the lambda is malformed.
+ */
+static Type *check_lambda(Node *lam, Type *key, Type *val, Type *hint, const char *opname)
+{
+	if (lam->kind != N_LAMBDA) {
+		error_hint(lam->span, "write a lambda such as v => ... or (k, v) => ...",
+		           "%s takes a function of the record", opname);
+		check_expr(lam, NULL);
+		return NULL;
+	}
+	int n = node_list_len(lam->list);
+	if (n < 1 || n > 2) {
+		error_hint(lam->span, "one parameter takes the value; two take (key, value)",
+		           "a lambda for %s takes 1 or 2 parameters, not %d", opname, n);
+		return NULL;
+	}
+	Symbol *saved = locals;
+	int slot = 0;
+	for (Node *p = lam->list; p; p = p->next, slot++) {
+		p->slot = n == 1 ? 1 : slot; /* 0: key, 1: value */
+		if (p->kind == N_UNDERSCORE)
+			continue;
+		if (p->kind != N_IDENT) {
+			error_at(p->span, "a lambda parameter must be a name or _");
+			locals = saved;
+			return NULL;
+		}
+		Symbol *s = sym_new(SYM_VAR, p->name, p->span);
+		s->type = p->slot == 0 ? key : val;
+		s->next = locals;
+		locals = s;
+		p->sym = s;
+	}
+	int saved_facts = nfacts;
+	Type *t = check_expr(lam->a, hint);
+	nfacts = saved_facts;
+	for (Node *p = lam->list; p; p = p->next)
+		if (p->sym && !p->sym->used)
+			warning_at(p->span, "parameter '%s' is never used; name it _", p->name);
+	locals = saved;
+	lam->type = t;
+	return t;
+}
+
+static bool parse_format(Node *f, Format *out)
+{
+	static const struct { const char *name; Format fmt; } formats[] = {
+		{ "bytes", FMT_BYTES }, { "text", FMT_TEXT }, { "json", FMT_JSON },
+		{ "i32", FMT_I32 }, { "i64", FMT_I64 }, { "f64", FMT_F64 },
+	};
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+		if (strcmp(f->name, formats[i].name) == 0) {
+			*out = formats[i].fmt;
+			return true;
+		}
+	Suggest sg = { f->name, NULL, 0 };
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+		suggest_consider(&sg, formats[i].name);
+	char *hint = did_you_mean(&sg);
+	error_hint(f->span, hint ? hint : "formats are text, json, bytes, i32, i64 and f64",
+	           "unknown format '%s'", f->name);
+	return false;
+}
+
+static Format default_format(Type *t)
+{
+	switch (type_strip(t)->kind) {
+	case TY_STRING: return FMT_TEXT;
+	case TY_BYTES: return FMT_BYTES;
+	case TY_I32: return FMT_I32;
+	case TY_I64: case TY_TIMESTAMP: case TY_DURATION: return FMT_I64;
+	case TY_F64: return FMT_F64;
+	default: return FMT_JSON;
+	}
+}
+
+/* Checks that format f can carry values of type t. */
+static void check_format(Node *where, Format f, Type *t, const char *what)
+{
+	Type *s = type_strip(t);
+	bool ok;
+	switch (f) {
+	case FMT_JSON: ok = true; break;
+	case FMT_TEXT: case FMT_BYTES: ok = s->kind == TY_STRING || s->kind == TY_BYTES; break;
+	case FMT_I32: ok = s->kind == TY_I32; break;
+	case FMT_I64: ok = s->kind == TY_I64 || s->kind == TY_TIMESTAMP || s->kind == TY_DURATION; break;
+	case FMT_F64: ok = s->kind == TY_F64; break;
+	default: ok = false;
+	}
+	if (!ok && s->kind != TY_ERROR) {
+		char hint[128];
+		snprintf(hint, sizeof hint, "%s values are written as %s", type_str(t), format_name(default_format(t)));
+		error_hint(where->span, hint, "format %s cannot carry the %s type %s", format_name(f), what,
+		           type_str(t));
+	}
+}
+
+static Policy parse_policy(Node *p)
+{
+	if (strcmp(p->name, "fail") == 0 && !p->str)
+		return POLICY_FAIL;
+	if (strcmp(p->name, "skip") == 0 && !p->str)
+		return POLICY_SKIP;
+	if (strcmp(p->name, "dlq") == 0) {
+		error_hint(p->span, "use fail or skip for now",
+		           "dead-letter topics need the Kafka driver, which this version does not have yet");
+		return POLICY_FAIL;
+	}
+	error_hint(p->span, "policies are fail, skip and dlq \"topic\"", "unknown error policy '%s'", p->name);
+	return POLICY_FAIL;
+}
+
+static const char *stateful_ops[] = {
+	"group_by", "group_by_key", "count", "reduce", "aggregate", "cogroup", "to_table",
+	"join", "left_join", "outer_join", "window", "repartition", "to_stream",
+};
+
+static const char *known_ops[] = {
+	"filter", "filter_not", "map", "map_values", "flat_map", "flat_map_values",
+	"select_key", "peek", "merge",
+};
+
+static IrNode *check_sink(IrNode *parent, Node *to)
+{
+	IrNode *sink = ir_new(topo, IR_SINK, to->span);
+	ir_link(parent, sink);
+	sink->key = parent->key;
+	sink->val = parent->val;
+	Node *target = to->a;
+	if (target->kind == N_STR) {
+		target->type = ty_string;
+		sink->topic = xstrndup(target->str, target->len);
+		if (target->len == 0 || memchr(target->str, '\0', target->len))
+			error_at(target->span, "invalid topic name");
+		for (int i = 0; i < topo->nsources; i++)
+			if (strcmp(topo->sources[i]->topic, sink->topic) == 0)
+				warning_at(target->span, "topic \"%s\" is also read by stream '%s': records will loop",
+				           sink->topic, topo->sources[i]->name);
+	} else if (target->kind == N_LAMBDA) {
+		Type *t = check_lambda(target, parent->key, parent->val, ty_string, "to");
+		if (t && !assignable(t, ty_string))
+			error_at(target->a->span, "a topic must be a string, found %s", type_str(t));
+		sink->lambda = target;
+	} else {
+		error_hint(target->span, "write to \"topic\" or to (k, v) => expression",
+		           "'to' needs a topic name or a function choosing one");
+		check_expr(target, NULL);
+	}
+	sink->key_format = default_format(parent->key);
+	sink->value_format = default_format(parent->val);
+	if (to->fmt_key && parse_format(to->fmt_key, &sink->key_format))
+		check_format(to->fmt_key, sink->key_format, parent->key, "key");
+	if (to->fmt_value && parse_format(to->fmt_value, &sink->value_format))
+		check_format(to->fmt_value, sink->value_format, parent->val, "value");
+	return sink;
+}
+
+/* Checks one pipeline step applied to parent; returns the new node. */
+static IrNode *check_step(IrNode *parent, Node *step)
+{
+	if (step->kind == N_TO)
+		return check_sink(parent, step);
+	assert(step->kind == N_OP);
+	const char *op = step->name;
+	int nargs = node_list_len(step->list);
+	IrKind kind;
+	if (strcmp(op, "filter") == 0) kind = IR_FILTER;
+	else if (strcmp(op, "filter_not") == 0) kind = IR_FILTER_NOT;
+	else if (strcmp(op, "map") == 0) kind = IR_MAP;
+	else if (strcmp(op, "map_values") == 0) kind = IR_MAP_VALUES;
+	else if (strcmp(op, "flat_map") == 0) kind = IR_FLAT_MAP;
+	else if (strcmp(op, "flat_map_values") == 0) kind = IR_FLAT_MAP_VALUES;
+	else if (strcmp(op, "select_key") == 0) kind = IR_SELECT_KEY;
+	else if (strcmp(op, "peek") == 0) kind = IR_PEEK;
+	else if (strcmp(op, "merge") == 0) kind = IR_MERGE;
+	else {
+		for (size_t i = 0; i < sizeof stateful_ops / sizeof stateful_ops[0]; i++)
+			if (strcmp(op, stateful_ops[i]) == 0) {
+				error_hint(step->name_span, "state stores, tables and joins arrive with the state issue",
+				           "'%s' needs state, which this version of stoat does not support yet", op);
+				return NULL;
+			}
+		Suggest sg = { op, NULL, 0 };
+		for (size_t i = 0; i < sizeof known_ops / sizeof known_ops[0]; i++)
+			suggest_consider(&sg, known_ops[i]);
+		if (strcmp(op, "to") == 0 || strcmp(op, "split") == 0)
+			sg.best = NULL;
+		char *hint = did_you_mean(&sg);
+		error_hint(step->name_span,
+		           hint ? hint : "operators: filter, filter_not, map, map_values, flat_map, flat_map_values, select_key, peek, merge, split, to",
+		           "unknown operator '%s'", op);
+		return NULL;
+	}
+	if (nargs != 1) {
+		error_at(step->span, "%s takes 1 argument, got %d", op, nargs);
+		return NULL;
+	}
+	Node *arg = step->list;
+	if (kind == IR_MERGE) {
+		IrNode *other = check_stream(arg);
+		if (!other)
+			return NULL;
+		if (other->key != parent->key || other->val != parent->val) {
+			error_hint(arg->span, "map both streams to the same key and value types first",
+			           "cannot merge a stream of %s -> %s into one of %s -> %s", type_str(other->key),
+			           type_str(other->val), type_str(parent->key), type_str(parent->val));
+			return NULL;
+		}
+		IrNode *m = ir_new(topo, IR_MERGE, step->span);
+		ir_link(parent, m);
+		ir_link(other, m);
+		m->key = parent->key;
+		m->val = parent->val;
+		return m;
+	}
+	IrNode *n = ir_new(topo, kind, step->span);
+	n->lambda = arg;
+	n->key = parent->key;
+	n->val = parent->val;
+	switch (kind) {
+	case IR_FILTER:
+	case IR_FILTER_NOT: {
+		Type *t = check_lambda(arg, parent->key, parent->val, ty_bool, op);
+		if (t && !assignable(t, ty_bool))
+			error_hint(arg->a->span, t->kind == TY_NULLABLE ? "give a default: (x ?? false)" : NULL,
+			           "the predicate of %s must be bool, found %s", op, type_str(t));
+		break;
+	}
+	case IR_MAP_VALUES: {
+		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
+		if (t) {
+			if (t->kind == TY_NULL || t->kind == TY_PAIR) {
+				error_at(arg->a->span, "map_values cannot produce %s", type_str(t));
+				t = ty_error;
+			}
+			n->val = t;
+		} else {
+			n->val = ty_error;
+		}
+		break;
+	}
+	case IR_SELECT_KEY: {
+		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
+		if (t && (t->kind == TY_NULL || t->kind == TY_PAIR)) {
+			error_at(arg->a->span, "select_key cannot produce %s", type_str(t));
+			t = ty_error;
+		}
+		n->key = t ? t : ty_error;
+		break;
+	}
+	case IR_MAP: {
+		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
+		if (t && t->kind == TY_PAIR) {
+			n->key = t->key;
+			n->val = t->val;
+		} else {
+			if (t && t->kind != TY_ERROR)
+				error_hint(arg->a->span, "return a pair: (k, v) => (new_key, new_value)",
+				           "map must produce a (key, value) pair, found %s", type_str(t));
+			n->key = n->val = ty_error;
+		}
+		break;
+	}
+	case IR_FLAT_MAP_VALUES: {
+		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
+		if (t && t->kind == TY_ARRAY && t->elem->kind != TY_PAIR) {
+			n->val = t->elem;
+		} else {
+			if (t && t->kind != TY_ERROR)
+				error_hint(arg->a->span, "return an array, e.g. v => split_words(v)",
+				           "flat_map_values must produce an array of values, found %s", type_str(t));
+			n->val = ty_error;
+		}
+		break;
+	}
+	case IR_FLAT_MAP: {
+		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
+		if (t && t->kind == TY_ARRAY && t->elem->kind == TY_PAIR) {
+			n->key = t->elem->key;
+			n->val = t->elem->val;
+		} else {
+			if (t && t->kind != TY_ERROR)
+				error_hint(arg->a->span, "return an array of pairs, e.g. [(w, 1) for w in split_words(v)]",
+				           "flat_map must produce an array of (key, value) pairs, found %s", type_str(t));
+			n->key = n->val = ty_error;
+		}
+		break;
+	}
+	case IR_PEEK:
+		check_lambda(arg, parent->key, parent->val, NULL, op);
+		break;
+	default:
+		break;
+	}
+	ir_link(parent, n);
+	return n;
+}
+
+/* Checks an expression that must denote a stream; returns its last node. */
+static IrNode *check_stream(Node *e)
+{
+	if (e->kind == N_IDENT) {
+		Symbol *s = lookup_global(e->name, SYM_STREAM);
+		if (!s) {
+			Suggest sg = { e->name, NULL, 0 };
+			for (Symbol *g = globals; g; g = g->next)
+				if (g->kind == SYM_STREAM)
+					suggest_consider(&sg, g->name);
+			error_hint(e->span, did_you_mean(&sg), "unknown stream '%s'", e->name);
+			return NULL;
+		}
+		s->used = true;
+		e->sym = s;
+		return s->ir;
+	}
+	if (e->kind == N_PIPE) {
+		IrNode *parent = check_stream(e->a);
+		if (!parent)
+			return NULL;
+		if (parent->kind == IR_SINK) {
+			error_hint(e->b->span, "'to' ends a pipeline", "nothing can follow 'to'");
+			return NULL;
+		}
+		IrNode *n = check_step(parent, e->b);
+		if (n)
+			e->ir = n;
+		return n;
+	}
+	error_hint(e->span, "a pipeline starts with a stream name, as in: views |> filter(...)",
+	           "expected a stream");
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Items                                                               */
+/* ------------------------------------------------------------------ */
+
+static bool define_stream(const char *name, Span span, IrNode *ir, bool is_source)
+{
+	Symbol *prev = lookup_global(name, SYM_STREAM);
+	if (prev) {
+		error_at(span, "stream '%s' is already defined", name);
+		note_at(prev->span, "'%s' was first defined here", name);
+		return false;
+	}
+	Symbol *s = sym_new(SYM_STREAM, name, span);
+	s->ir = ir;
+	s->is_source = is_source;
+	add_global(s);
+	if (ir && !ir->name)
+		ir->name = xstrdup(name);
+	return true;
+}
+
+static void check_source(Node *it)
+{
+	Type *key = it->a ? resolve_type(it->a) : ty_nullable(ty_bytes);
+	Type *val = resolve_type(it->b);
+	IrNode *src = ir_new(topo, IR_SOURCE, it->span);
+	src->key = key;
+	src->val = val;
+	src->topic = xstrndup(it->str, it->len);
+	src->name = xstrdup(it->name);
+	if (it->len == 0 || memchr(it->str, '\0', it->len))
+		error_at(it->c->span, "invalid topic name");
+	for (int i = 0; i < topo->nsources - 1; i++)
+		if (strcmp(topo->sources[i]->topic, src->topic) == 0) {
+			error_hint(it->c->span, "read a topic once and use the stream twice",
+			           "topic \"%s\" is already read by stream '%s'", src->topic, topo->sources[i]->name);
+			break;
+		}
+	src->key_format = default_format(key);
+	src->value_format = default_format(val);
+	if (it->fmt_key && parse_format(it->fmt_key, &src->key_format))
+		check_format(it->fmt_key, src->key_format, key, "key");
+	if (it->fmt_value && parse_format(it->fmt_value, &src->value_format))
+		check_format(it->fmt_value, src->value_format, val, "value");
+	src->policy = it->policy ? parse_policy(it->policy) : POLICY_DEFAULT;
+	define_stream(it->name, it->name_span, src, true);
+}
+
+static void check_split(Node *it)
+{
+	IrNode *parent = check_stream(it->a);
+	if (!parent) {
+		for (Node *b = it->list; b; b = b->next)
+			define_stream(b->name, b->name_span, NULL, false);
+		return;
+	}
+	if (parent->kind == IR_SINK) {
+		error_at(it->name_span, "nothing can follow 'to'");
+		return;
+	}
+	if (!it->list) {
+		error_hint(it->name_span, "add branches: branch name = (k, v) => condition;",
+		           "split needs at least one branch");
+		return;
+	}
+	IrNode *split = ir_new(topo, IR_SPLIT, it->span);
+	split->key = parent->key;
+	split->val = parent->val;
+	ir_link(parent, split);
+	bool seen_default = false;
+	for (Node *b = it->list; b; b = b->next) {
+		if (seen_default) {
+			error_hint(b->span, "move 'default' last", "a branch after 'default' is never taken");
+			break;
+		}
+		IrNode *br = ir_new(topo, IR_BRANCH, b->span);
+		br->key = parent->key;
+		br->val = parent->val;
+		if (b->a) {
+			Type *t = check_lambda(b->a, parent->key, parent->val, ty_bool, "branch");
+			if (t && !assignable(t, ty_bool))
+				error_at(b->a->span, "a branch condition must be bool, found %s", type_str(t));
+			br->lambda = b->a;
+		} else {
+			seen_default = true;
+		}
+		ir_link(split, br);
+		for (Node *o = it->list; o != b; o = o->next)
+			if (strcmp(o->name, b->name) == 0)
+				error_at(b->name_span, "branch '%s' appears twice", b->name);
+		define_stream(b->name, b->name_span, br, false);
+	}
+}
+
+static void check_app(Node *app)
+{
+	topo->app_id = app->name;
+	topo->app_span = app->name_span;
+	for (const char *p = app->name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '.' || *p == '_' || *p == '-')) {
+			error_hint(app->name_span, "Kafka allows letters, digits, '.', '_' and '-'",
+			           "invalid application id \"%s\"", app->name);
+			break;
+		}
+	static const char *settings[] = { "guarantee", "commit_interval", "on_error" };
+	for (Node *s = app->list; s; s = s->next) {
+		Node *v = s->a;
+		for (Node *o = app->list; o != s; o = o->next)
+			if (strcmp(o->name, s->name) == 0)
+				error_at(s->name_span, "'%s' is set twice", s->name);
+		if (strcmp(s->name, "guarantee") == 0) {
+			if (v->kind == N_IDENT && !v->str && strcmp(v->name, "at_least_once") == 0)
+				topo->guarantee = 0;
+			else if (v->kind == N_IDENT && !v->str && strcmp(v->name, "exactly_once") == 0)
+				topo->guarantee = 1;
+			else
+				error_hint(v->span, "write at_least_once or exactly_once", "invalid guarantee");
+		} else if (strcmp(s->name, "commit_interval") == 0) {
+			if (v->kind == N_DURATION && v->ival > 0)
+				topo->commit_interval_ms = v->ival;
+			else
+				error_hint(v->span, "write a duration such as 100ms, 5s or 1m",
+				           "commit_interval must be a positive duration");
+		} else if (strcmp(s->name, "on_error") == 0) {
+			if (v->kind == N_IDENT)
+				topo->on_error = parse_policy(v);
+			else
+				error_hint(v->span, "write fail or skip", "invalid error policy");
+		} else {
+			Suggest sg = { s->name, NULL, 0 };
+			for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
+				suggest_consider(&sg, settings[i]);
+			char *hint = did_you_mean(&sg);
+			error_hint(s->name_span, hint ? hint : "settings are guarantee, commit_interval and on_error",
+			           "unknown app setting '%s'", s->name);
+		}
+	}
+}
+
+/* Does the pipeline expression e end in an operator with an effect? */
+static bool ends_in_effect(Node *e)
+{
+	return e->kind == N_PIPE && (e->b->kind == N_TO || (e->b->kind == N_OP && strcmp(e->b->name, "peek") == 0));
+}
+
+bool sema_check(Program *p)
+{
+	prog = p;
+	topo = &p->topo;
+	topo->guarantee = 0;
+	topo->commit_interval_ms = 100;
+	topo->on_error = POLICY_FAIL;
+	globals = NULL;
+	locals = NULL;
+	nfacts = 0;
+	int errors_before = diag.errors;
+
+	File *files[2] = { p->prelude, p->file };
+	for (int i = 0; i < 2; i++)
+		if (files[i])
+			declare_types(files[i]);
+	for (int i = 0; i < 2; i++)
+		if (files[i])
+			resolve_fields(files[i]);
+	int nrec;
+	Record **recs = all_records(&nrec);
+	for (int i = 0; i < nrec; i++) {
+		recs[i]->visiting = 1;
+		record_cycle(recs[i], recs[i], recs[i]->span);
+		recs[i]->visiting = 0;
+	}
+	for (int i = 0; i < 2; i++)
+		if (files[i])
+			declare_externs(files[i]);
+
+	Node *app = NULL;
+	for (Node *it = p->file->items; it; it = it->next) {
+		if (it->kind != N_APP)
+			continue;
+		if (app) {
+			error_at(it->span, "a file describes one application; 'app' appears twice");
+			note_at(app->span, "first 'app' here");
+			continue;
+		}
+		app = it;
+		check_app(it);
+	}
+	if (!app) {
+		Span start = { p->file->source, 1, 1, 1, 1 };
+		error_hint(start, "start the file with: app my_app { guarantee = at_least_once }",
+		           "missing app header");
+		topo->app_id = "app";
+	}
+
+	for (Node *it = p->file->items; it; it = it->next) {
+		switch (it->kind) {
+		case N_SOURCE:
+			check_source(it);
+			break;
+		case N_STREAM_DEF: {
+			IrNode *n = check_stream(it->a);
+			if (n && n->kind == IR_SINK) {
+				error_hint(it->a->span, "'to' ends a pipeline; bind the stream before it",
+				           "stream '%s' is bound to a sink", it->name);
+				n = NULL;
+			}
+			if (n && n->name) {
+				/* `stream b = a;` aliases: keep one node, with its first name. */
+			}
+			define_stream(it->name, it->name_span, n, false);
+			break;
+		}
+		case N_STMT: {
+			IrNode *n = check_stream(it->a);
+			if (n && !ends_in_effect(it->a))
+				warning_at(it->span, "the result of this pipeline is not used; end it with '|> to \"topic\"'");
+			break;
+		}
+		case N_SPLIT:
+			check_split(it);
+			break;
+		default:
+			break;
+		}
+	}
+
+	Span file_start = { p->file->source, 1, 1, 1, 1 };
+	if (diag.errors == errors_before) {
+		for (Symbol *s = globals; s; s = s->next)
+			if (s->kind == SYM_STREAM && !s->used && s->ir)
+				warning_at(s->span, "stream '%s' is never used", s->name);
+		if (topo->nsources == 0)
+			error_hint(file_start,
+			           "declare one: stream name: K -> V from \"topic\" format json;",
+			           "the application reads no topic");
+	}
+	ir_assign_subtopologies(topo);
+	return diag.errors == errors_before;
+}

@@ -1,0 +1,266 @@
+/*
+ * types.c - interned types, record shapes and their C names.
+ */
+#include "types.h"
+
+#include <stdio.h>
+#include <string.h>
+
+Type *ty_error, *ty_null, *ty_bool, *ty_i32, *ty_i64, *ty_f64, *ty_string, *ty_bytes,
+	*ty_timestamp, *ty_duration;
+
+/* Interned composite types: a short list is plenty for one .stoat file. */
+static Type **composites;
+static int ncomposites, capcomposites;
+
+static Record **records;
+static int nrecords, caprecords;
+
+static Type *type_new(TypeKind kind)
+{
+	Type *t = xcalloc(1, sizeof *t);
+	t->kind = kind;
+	return t;
+}
+
+void types_init(void)
+{
+	ty_error = type_new(TY_ERROR);
+	ty_null = type_new(TY_NULL);
+	ty_bool = type_new(TY_BOOL);
+	ty_i32 = type_new(TY_I32);
+	ty_i64 = type_new(TY_I64);
+	ty_f64 = type_new(TY_F64);
+	ty_string = type_new(TY_STRING);
+	ty_bytes = type_new(TY_BYTES);
+	ty_timestamp = type_new(TY_TIMESTAMP);
+	ty_duration = type_new(TY_DURATION);
+}
+
+static Type *intern(TypeKind kind, Type *elem, Type *key, Type *val, Record *rec)
+{
+	for (int i = 0; i < ncomposites; i++) {
+		Type *t = composites[i];
+		if (t->kind == kind && t->elem == elem && t->key == key && t->val == val && t->rec == rec)
+			return t;
+	}
+	Type *t = type_new(kind);
+	t->elem = elem;
+	t->key = key;
+	t->val = val;
+	t->rec = rec;
+	if (ncomposites == capcomposites) {
+		capcomposites = capcomposites ? capcomposites * 2 : 32;
+		composites = xrealloc(composites, sizeof *composites * (size_t)capcomposites);
+	}
+	composites[ncomposites++] = t;
+	return t;
+}
+
+Type *ty_array(Type *elem)
+{
+	if (elem->kind == TY_ERROR)
+		return ty_error;
+	return intern(TY_ARRAY, elem, NULL, NULL, NULL);
+}
+
+Type *ty_nullable(Type *elem)
+{
+	if (elem->kind == TY_NULLABLE || elem->kind == TY_ERROR || elem->kind == TY_NULL)
+		return elem;
+	return intern(TY_NULLABLE, elem, NULL, NULL, NULL);
+}
+
+Type *ty_pair(Type *key, Type *val)
+{
+	return intern(TY_PAIR, NULL, key, val, NULL);
+}
+
+Type *ty_record(Record *rec)
+{
+	return intern(TY_RECORD, NULL, NULL, NULL, rec);
+}
+
+Record **all_records(int *count)
+{
+	*count = nrecords;
+	return records;
+}
+
+Record *record_new(const char *name, Span span, bool anonymous)
+{
+	Record *r = xcalloc(1, sizeof *r);
+	r->name = xstrdup(name);
+	r->span = span;
+	r->anonymous = anonymous;
+	if (nrecords == caprecords) {
+		caprecords = caprecords ? caprecords * 2 : 16;
+		records = xrealloc(records, sizeof *records * (size_t)caprecords);
+	}
+	records[nrecords++] = r;
+	return r;
+}
+
+Field *record_field(Record *rec, const char *name)
+{
+	for (int i = 0; i < rec->nfields; i++)
+		if (strcmp(rec->fields[i].name, name) == 0)
+			return &rec->fields[i];
+	return NULL;
+}
+
+Type *anon_record(Field *fields, int nfields, Span span)
+{
+	for (int i = 0; i < nrecords; i++) {
+		Record *r = records[i];
+		if (!r->anonymous || r->nfields != nfields)
+			continue;
+		bool same = true;
+		for (int f = 0; f < nfields && same; f++)
+			same = strcmp(r->fields[f].name, fields[f].name) == 0 && r->fields[f].type == fields[f].type;
+		if (same)
+			return ty_record(r);
+	}
+	int n = 0;
+	for (int i = 0; i < nrecords; i++)
+		n += records[i]->anonymous;
+	char name[32];
+	snprintf(name, sizeof name, "anon_%d", n);
+	Record *r = record_new(name, span, true);
+	r->fields = xcalloc((size_t)nfields, sizeof *r->fields);
+	memcpy(r->fields, fields, sizeof *fields * (size_t)nfields);
+	r->nfields = nfields;
+	r->resolved = true;
+	return ty_record(r);
+}
+
+bool type_is_int(const Type *t)
+{
+	return t->kind == TY_I32 || t->kind == TY_I64;
+}
+
+bool type_is_numeric(const Type *t)
+{
+	return type_is_int(t) || t->kind == TY_F64;
+}
+
+bool type_is_scalar(const Type *t)
+{
+	switch (t->kind) {
+	case TY_BOOL: case TY_I32: case TY_I64: case TY_F64: case TY_STRING:
+	case TY_BYTES: case TY_TIMESTAMP: case TY_DURATION:
+		return true;
+	default:
+		return false;
+	}
+}
+
+Type *type_strip(Type *t)
+{
+	return t->kind == TY_NULLABLE ? t->elem : t;
+}
+
+const char *type_str(Type *t)
+{
+	if (t->display)
+		return t->display;
+	switch (t->kind) {
+	case TY_ERROR: return "<error>";
+	case TY_NULL: return "null";
+	case TY_BOOL: return "bool";
+	case TY_I32: return "i32";
+	case TY_I64: return "i64";
+	case TY_F64: return "f64";
+	case TY_STRING: return "string";
+	case TY_BYTES: return "bytes";
+	case TY_TIMESTAMP: return "timestamp";
+	case TY_DURATION: return "duration";
+	case TY_RECORD:
+		if (t->rec->anonymous) {
+			size_t cap = 64, len = 0;
+			char *s = xmalloc(cap);
+			len += (size_t)snprintf(s, cap, "{");
+			for (int i = 0; i < t->rec->nfields; i++) {
+				const char *fs = type_str(t->rec->fields[i].type);
+				size_t need = len + strlen(t->rec->fields[i].name) + strlen(fs) + 8;
+				if (need > cap)
+					s = xrealloc(s, cap = need * 2);
+				len += (size_t)snprintf(s + len, cap - len, "%s%s: %s", i ? ", " : " ",
+				                        t->rec->fields[i].name, fs);
+			}
+			if (len + 4 > cap)
+				s = xrealloc(s, cap = len + 4);
+			snprintf(s + len, cap - len, " }");
+			t->display = s;
+		} else {
+			t->display = t->rec->name;
+		}
+		break;
+	case TY_ARRAY: t->display = xasprintf("[%s]", type_str(t->elem)); break;
+	case TY_NULLABLE: t->display = xasprintf("%s?", type_str(t->elem)); break;
+	case TY_PAIR: t->display = xasprintf("(%s, %s)", type_str(t->key), type_str(t->val)); break;
+	}
+	return t->display;
+}
+
+const char *type_mangle(Type *t)
+{
+	if (t->mangled)
+		return t->mangled;
+	switch (t->kind) {
+	case TY_ERROR: case TY_NULL: return "error";
+	case TY_BOOL: return "bool";
+	case TY_I32: return "i32";
+	case TY_I64: return "i64";
+	case TY_F64: return "f64";
+	case TY_STRING: return "str";
+	case TY_BYTES: return "bytes";
+	case TY_TIMESTAMP: return "timestamp";
+	case TY_DURATION: return "duration";
+	case TY_RECORD: t->mangled = t->rec->name; break;
+	case TY_ARRAY: t->mangled = xasprintf("arr_%s", type_mangle(t->elem)); break;
+	case TY_NULLABLE: t->mangled = xasprintf("opt_%s", type_mangle(t->elem)); break;
+	case TY_PAIR: t->mangled = xasprintf("pair_%s_%s", type_mangle(t->key), type_mangle(t->val)); break;
+	}
+	return t->mangled;
+}
+
+/* The runtime's name for arrays and nullables of scalars, or NULL. */
+static const char *runtime_scalar_suffix(Type *t)
+{
+	switch (t->kind) {
+	case TY_BOOL: return "bool";
+	case TY_I32: return "i32";
+	case TY_I64: case TY_TIMESTAMP: case TY_DURATION: return "i64";
+	case TY_F64: return "f64";
+	case TY_STRING: case TY_BYTES: return "str";
+	default: return NULL;
+	}
+}
+
+const char *type_c(Type *t)
+{
+	if (t->c_name)
+		return t->c_name;
+	switch (t->kind) {
+	case TY_ERROR: case TY_NULL: return "int";
+	case TY_BOOL: return "bool";
+	case TY_I32: return "int32_t";
+	case TY_I64: case TY_TIMESTAMP: case TY_DURATION: return "int64_t";
+	case TY_F64: return "double";
+	case TY_STRING: case TY_BYTES: return "stoat_str";
+	case TY_RECORD: t->c_name = t->rec->name; break;
+	case TY_ARRAY: {
+		const char *s = runtime_scalar_suffix(t->elem);
+		t->c_name = s ? xasprintf("stoat_arr_%s", s) : xasprintf("arr_%s", type_mangle(t->elem));
+		break;
+	}
+	case TY_NULLABLE: {
+		const char *s = runtime_scalar_suffix(t->elem);
+		t->c_name = s ? xasprintf("stoat_opt_%s", s) : xasprintf("opt_%s", type_mangle(t->elem));
+		break;
+	}
+	case TY_PAIR: t->c_name = xasprintf("%s", type_mangle(t)); break;
+	}
+	return t->c_name;
+}

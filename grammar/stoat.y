@@ -1,0 +1,594 @@
+/*
+ * stoat.y - the grammar of .stoat files (pure bison, with locations).
+ *
+ * Builds the AST of compiler/ast.h.  Precedence, lowest first: lambda
+ * bodies, if/else, |>, ??, or, and, not, comparisons, + -, * / %, unary
+ * minus, postfix.  Syntax errors are reported through compiler/diag.h with
+ * a caret, and parsing resumes after the next ';' so that one run reports
+ * independent errors.
+ */
+%code requires {
+#include "ast.h"
+typedef void *yyscan_t;
+typedef struct ParseState {
+	SourceFile *src;
+	File *file;
+} ParseState;
+}
+
+%code provides {
+int yylex(YYSTYPE *lvalp, YYLTYPE *llocp, yyscan_t scanner);
+Span span_of(ParseState *ps, YYLTYPE loc);
+}
+
+%code {
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPAN(loc) span_of(ps, (loc))
+
+static Node *mk(ParseState *ps, NodeKind kind, YYLTYPE loc)
+{
+	return node_new(kind, SPAN(loc));
+}
+
+static Node *mk_binary(ParseState *ps, int op, Node *a, Node *b, YYLTYPE loc)
+{
+	Node *n = mk(ps, N_BINARY, loc);
+	n->op = op;
+	n->a = a;
+	n->b = b;
+	return n;
+}
+
+static void yyerror(YYLTYPE *loc, yyscan_t scanner, ParseState *ps, const char *msg);
+}
+
+%define api.pure full
+%initial-action {
+	@$.first_line = @$.last_line = 1;
+	@$.first_column = 1;
+	@$.last_column = 0;
+}
+%define parse.error custom
+%locations
+%expect 0
+%param { yyscan_t scanner }
+%parse-param { ParseState *ps }
+
+%union {
+	Node *node;
+	char *name;
+	struct { char *s; size_t len; } str;
+	int64_t ival;
+	double fval;
+}
+
+%token <name> IDENT "identifier"
+%token <str> STRING "string literal"
+%token <ival> INT "integer literal" DURATION "duration literal"
+%token <fval> FLOAT "float literal"
+%token APP "app" TYPE "type" STREAM "stream" FROM "from" FORMAT "format"
+%token EXTERN "extern" FN "fn" AS "as" IF "if" THEN "then" ELSE "else"
+%token NULL_ "null" TRUE "true" FALSE "false" AND "and" OR "or" NOT "not"
+%token TO "to" BRANCH "branch" DEFAULT "default" ON "on"
+%token FOR "for" IN "in" UNDERSCORE "_"
+%token PIPE "|>" FATARROW "=>" ARROW "->" COALESCE "??" EQ "==" NE "!="
+%token LE "<=" GE ">=" ELLIPSIS "..."
+
+%type <node> item app_decl settings setting setting_value type_decl field_decls
+%type <node> field_decl type source_decl source_opts format_spec format_name
+%type <node> policy stream_def extern_decl params param_list param extern_opts
+%type <node> stmt branches branch expr postfix primary expr_list args step
+%type <node> record_inits record_init_list record_init
+%type <name> field_name app_name
+
+%precedence FATARROW
+%precedence ELSE
+%precedence PIPE
+%precedence TO
+%precedence FORMAT
+%right COALESCE
+%left OR
+%left AND
+%precedence NOT
+%nonassoc EQ NE '<' LE '>' GE
+%left '+' '-'
+%left '*' '/' '%'
+%precedence UMINUS
+
+%%
+
+file
+	: %empty
+	| file item { if ($2) node_append(&ps->file->items, $2); }
+	;
+
+item
+	: app_decl
+	| type_decl
+	| source_decl
+	| stream_def
+	| extern_decl
+	| stmt
+	| error ';' { $$ = NULL; yyerrok; }
+	| error '}' { $$ = NULL; yyerrok; }
+	;
+
+/* ---- app header ---------------------------------------------------- */
+
+app_decl
+	: APP app_name '{' settings '}' {
+		$$ = mk(ps, N_APP, @$);
+		$$->name = $2;
+		$$->name_span = SPAN(@2);
+		$$->list = $4;
+	}
+	;
+
+app_name
+	: IDENT
+	| STRING { $$ = $1.s; }
+	;
+
+settings
+	: %empty { $$ = NULL; }
+	| settings setting { $$ = $1; node_append(&$$, $2); }
+	| settings ',' { $$ = $1; }
+	| settings ';' { $$ = $1; }
+	;
+
+setting
+	: IDENT '=' setting_value {
+		$$ = mk(ps, N_SETTING, @$);
+		$$->name = $1;
+		$$->name_span = SPAN(@1);
+		$$->a = $3;
+	}
+	;
+
+setting_value
+	: IDENT { $$ = mk(ps, N_IDENT, @$); $$->name = $1; }
+	| IDENT STRING {
+		$$ = mk(ps, N_IDENT, @$);
+		$$->name = $1;
+		$$->str = $2.s;
+		$$->len = $2.len;
+	}
+	| INT { $$ = mk(ps, N_INT, @$); $$->ival = $1; }
+	| DURATION { $$ = mk(ps, N_DURATION, @$); $$->ival = $1; }
+	| STRING { $$ = mk(ps, N_STR, @$); $$->str = $1.s; $$->len = $1.len; }
+	;
+
+/* ---- record types -------------------------------------------------- */
+
+type_decl
+	: TYPE IDENT '{' field_decls '}' {
+		$$ = mk(ps, N_TYPE_DECL, @$);
+		$$->name = $2;
+		$$->name_span = SPAN(@2);
+		$$->list = $4;
+	}
+	;
+
+field_decls
+	: %empty { $$ = NULL; }
+	| field_decls field_decl { $$ = $1; node_append(&$$, $2); }
+	| field_decls ',' { $$ = $1; }
+	;
+
+field_decl
+	: field_name ':' type {
+		$$ = mk(ps, N_FIELD_DECL, @$);
+		$$->name = $1;
+		$$->name_span = SPAN(@1);
+		$$->a = $3;
+	}
+	;
+
+field_name
+	: IDENT
+	| TYPE { $$ = xstrdup("type"); }
+	| FROM { $$ = xstrdup("from"); }
+	| TO { $$ = xstrdup("to"); }
+	| FORMAT { $$ = xstrdup("format"); }
+	| APP { $$ = xstrdup("app"); }
+	| STREAM { $$ = xstrdup("stream"); }
+	| IN { $$ = xstrdup("in"); }
+	| DEFAULT { $$ = xstrdup("default"); }
+	| BRANCH { $$ = xstrdup("branch"); }
+	| ON { $$ = xstrdup("on"); }
+	| AS { $$ = xstrdup("as"); }
+	| FN { $$ = xstrdup("fn"); }
+	| EXTERN { $$ = xstrdup("extern"); }
+	| FOR { $$ = xstrdup("for"); }
+	;
+
+type
+	: IDENT { $$ = mk(ps, N_TY_NAME, @$); $$->name = $1; }
+	| '[' type ']' { $$ = mk(ps, N_TY_ARRAY, @$); $$->a = $2; }
+	| type '?' { $$ = mk(ps, N_TY_NULLABLE, @$); $$->a = $1; }
+	;
+
+/* ---- streams ------------------------------------------------------- */
+
+source_decl
+	: STREAM IDENT ':' type ARROW type FROM STRING source_opts ';' {
+		$$ = $9;
+		$$->span = SPAN(@$);
+		$$->name = $2;
+		$$->name_span = SPAN(@2);
+		$$->a = $4;
+		$$->b = $6;
+		$$->str = $8.s;
+		$$->len = $8.len;
+		$$->c = mk(ps, N_STR, @8);
+	}
+	| STREAM IDENT ':' type FROM STRING source_opts ';' {
+		$$ = $7;
+		$$->span = SPAN(@$);
+		$$->name = $2;
+		$$->name_span = SPAN(@2);
+		$$->a = NULL;
+		$$->b = $4;
+		$$->str = $6.s;
+		$$->len = $6.len;
+		$$->c = mk(ps, N_STR, @6);
+	}
+	;
+
+source_opts
+	: %empty { $$ = mk(ps, N_SOURCE, @$); }
+	| source_opts FORMAT format_spec {
+		$$ = $1;
+		if ($3->kind == N_TUPLE) {
+			$$->fmt_key = $3->a;
+			$$->fmt_value = $3->b;
+		} else {
+			$$->fmt_value = $3;
+		}
+	}
+	| source_opts ON IDENT policy {
+		$$ = $1;
+		if (strcmp($3, "error") != 0)
+			error_hint(SPAN(@3), "write 'on error <policy>'", "expected 'error' after 'on'");
+		$$->policy = $4;
+	}
+	;
+
+format_spec
+	: format_name
+	| '(' format_name ',' format_name ')' {
+		$$ = mk(ps, N_TUPLE, @$);
+		$$->a = $2;
+		$$->b = $4;
+	}
+	;
+
+format_name
+	: IDENT { $$ = mk(ps, N_FORMAT, @$); $$->name = $1; }
+	;
+
+policy
+	: IDENT { $$ = mk(ps, N_IDENT, @$); $$->name = $1; }
+	| IDENT STRING {
+		$$ = mk(ps, N_IDENT, @$);
+		$$->name = $1;
+		$$->str = $2.s;
+		$$->len = $2.len;
+	}
+	;
+
+stream_def
+	: STREAM IDENT '=' expr ';' {
+		$$ = mk(ps, N_STREAM_DEF, @$);
+		$$->name = $2;
+		$$->name_span = SPAN(@2);
+		$$->a = $4;
+	}
+	;
+
+/* ---- extern functions ---------------------------------------------- */
+
+extern_decl
+	: EXTERN FN IDENT '(' params ')' ARROW type extern_opts ';' {
+		$$ = $9;
+		$$->span = SPAN(@$);
+		$$->name = $3;
+		$$->name_span = SPAN(@3);
+		$$->list = $5;
+		$$->a = $8;
+	}
+	;
+
+params
+	: %empty { $$ = NULL; }
+	| param_list
+	;
+
+param_list
+	: param
+	| param_list ',' param { $$ = $1; node_append(&$$, $3); }
+	;
+
+param
+	: IDENT ':' type {
+		$$ = mk(ps, N_PARAM, @$);
+		$$->name = $1;
+		$$->name_span = SPAN(@1);
+		$$->a = $3;
+	}
+	;
+
+extern_opts
+	: %empty { $$ = mk(ps, N_EXTERN, @$); }
+	| extern_opts FROM STRING { $$ = $1; $$->str = $3.s; $$->len = $3.len; }
+	| extern_opts AS STRING { $$ = $1; $$->cname = $3.s; }
+	;
+
+/* ---- statements ---------------------------------------------------- */
+
+stmt
+	: expr ';' { $$ = mk(ps, N_STMT, @1); $$->a = $1; }
+	| expr PIPE IDENT '{' branches '}' ';' {
+		if (strcmp($3, "split") != 0)
+			error_hint(SPAN(@3), "only split takes a { ... } block of branches",
+			           "unknown block operator '%s'", $3);
+		$$ = mk(ps, N_SPLIT, @$);
+		$$->a = $1;
+		$$->list = $5;
+		$$->name_span = SPAN(@3);
+	}
+	;
+
+branches
+	: %empty { $$ = NULL; }
+	| branches branch { $$ = $1; node_append(&$$, $2); }
+	;
+
+branch
+	: BRANCH IDENT '=' expr ';' {
+		$$ = mk(ps, N_BRANCH, @$);
+		$$->name = $2;
+		$$->name_span = SPAN(@2);
+		$$->a = $4;
+	}
+	| DEFAULT IDENT ';' {
+		$$ = mk(ps, N_BRANCH, @$);
+		$$->name = $2;
+		$$->name_span = SPAN(@2);
+	}
+	;
+
+/* ---- expressions --------------------------------------------------- */
+
+expr
+	: expr PIPE step { $$ = mk(ps, N_PIPE, @$); $$->a = $1; $$->b = $3; }
+	| IDENT FATARROW expr {
+		$$ = mk(ps, N_LAMBDA, @$);
+		Node *p = mk(ps, N_IDENT, @1);
+		p->name = $1;
+		$$->list = p;
+		$$->a = $3;
+	}
+	| UNDERSCORE FATARROW expr {
+		$$ = mk(ps, N_LAMBDA, @$);
+		$$->list = mk(ps, N_UNDERSCORE, @1);
+		$$->a = $3;
+	}
+	| '(' expr_list ')' FATARROW expr {
+		$$ = mk(ps, N_LAMBDA, @$);
+		$$->list = $2;
+		$$->a = $5;
+	}
+	| '(' ')' FATARROW expr {
+		$$ = mk(ps, N_LAMBDA, @$);
+		$$->a = $4;
+	}
+	| IF expr THEN expr ELSE expr {
+		$$ = mk(ps, N_IF, @$);
+		$$->a = $2;
+		$$->b = $4;
+		$$->c = $6;
+	}
+	| expr COALESCE expr { $$ = mk(ps, N_COALESCE, @$); $$->a = $1; $$->b = $3; }
+	| expr OR expr { $$ = mk_binary(ps, OP_OR, $1, $3, @$); }
+	| expr AND expr { $$ = mk_binary(ps, OP_AND, $1, $3, @$); }
+	| NOT expr { $$ = mk(ps, N_UNARY, @$); $$->op = OP_NOT; $$->a = $2; }
+	| expr EQ expr { $$ = mk_binary(ps, OP_EQ, $1, $3, @$); }
+	| expr NE expr { $$ = mk_binary(ps, OP_NE, $1, $3, @$); }
+	| expr '<' expr { $$ = mk_binary(ps, OP_LT, $1, $3, @$); }
+	| expr LE expr { $$ = mk_binary(ps, OP_LE, $1, $3, @$); }
+	| expr '>' expr { $$ = mk_binary(ps, OP_GT, $1, $3, @$); }
+	| expr GE expr { $$ = mk_binary(ps, OP_GE, $1, $3, @$); }
+	| expr '+' expr { $$ = mk_binary(ps, OP_ADD, $1, $3, @$); }
+	| expr '-' expr { $$ = mk_binary(ps, OP_SUB, $1, $3, @$); }
+	| expr '*' expr { $$ = mk_binary(ps, OP_MUL, $1, $3, @$); }
+	| expr '/' expr { $$ = mk_binary(ps, OP_DIV, $1, $3, @$); }
+	| expr '%' expr { $$ = mk_binary(ps, OP_MOD, $1, $3, @$); }
+	| '-' expr %prec UMINUS { $$ = mk(ps, N_UNARY, @$); $$->op = OP_NEG; $$->a = $2; }
+	| postfix
+	;
+
+step
+	: IDENT '(' args ')' {
+		$$ = mk(ps, N_OP, @$);
+		$$->name = $1;
+		$$->name_span = SPAN(@1);
+		$$->list = $3;
+	}
+	| TO expr %prec TO {
+		$$ = mk(ps, N_TO, @$);
+		$$->a = $2;
+		$$->name_span = SPAN(@1);
+	}
+	| TO expr FORMAT format_spec %prec TO {
+		$$ = mk(ps, N_TO, @$);
+		$$->a = $2;
+		$$->name_span = SPAN(@1);
+		if ($4->kind == N_TUPLE) {
+			$$->fmt_key = $4->a;
+			$$->fmt_value = $4->b;
+		} else {
+			$$->fmt_value = $4;
+		}
+	}
+	;
+
+postfix
+	: primary
+	| postfix '.' field_name {
+		$$ = mk(ps, N_FIELD, @$);
+		$$->a = $1;
+		$$->name = $3;
+		$$->name_span = SPAN(@3);
+	}
+	| postfix '[' expr ']' { $$ = mk(ps, N_INDEX, @$); $$->a = $1; $$->b = $3; }
+	;
+
+primary
+	: INT { $$ = mk(ps, N_INT, @$); $$->ival = $1; }
+	| FLOAT { $$ = mk(ps, N_FLOAT, @$); $$->fval = $1; }
+	| DURATION { $$ = mk(ps, N_DURATION, @$); $$->ival = $1; }
+	| STRING { $$ = mk(ps, N_STR, @$); $$->str = $1.s; $$->len = $1.len; }
+	| TRUE { $$ = mk(ps, N_BOOL, @$); $$->ival = 1; }
+	| FALSE { $$ = mk(ps, N_BOOL, @$); $$->ival = 0; }
+	| NULL_ { $$ = mk(ps, N_NULL, @$); }
+	| IDENT { $$ = mk(ps, N_IDENT, @$); $$->name = $1; }
+	| UNDERSCORE { $$ = mk(ps, N_UNDERSCORE, @$); }
+	| IDENT '(' args ')' {
+		$$ = mk(ps, N_CALL, @$);
+		$$->name = $1;
+		$$->name_span = SPAN(@1);
+		$$->list = $3;
+	}
+	| '(' expr_list ')' {
+		if ($2->next) {
+			$$ = mk(ps, N_TUPLE, @$);
+			$$->list = $2;
+		} else {
+			$$ = $2;
+		}
+	}
+	| '{' record_inits '}' { $$ = mk(ps, N_RECORD, @$); $$->list = $2; }
+	| IDENT '{' record_inits '}' {
+		$$ = mk(ps, N_RECORD, @$);
+		$$->name = $1;
+		$$->name_span = SPAN(@1);
+		$$->list = $3;
+	}
+	| '[' ']' { $$ = mk(ps, N_ARRAY, @$); }
+	| '[' expr_list ']' { $$ = mk(ps, N_ARRAY, @$); $$->list = $2; }
+	| '[' expr_list ',' ']' { $$ = mk(ps, N_ARRAY, @$); $$->list = $2; }
+	| '[' expr FOR IDENT IN expr ']' {
+		$$ = mk(ps, N_COMPREHENSION, @$);
+		$$->a = $2;
+		$$->name = $4;
+		$$->name_span = SPAN(@4);
+		$$->b = $6;
+	}
+	| '[' expr FOR IDENT IN expr IF expr ']' {
+		$$ = mk(ps, N_COMPREHENSION, @$);
+		$$->a = $2;
+		$$->name = $4;
+		$$->name_span = SPAN(@4);
+		$$->b = $6;
+		$$->c = $8;
+	}
+	;
+
+expr_list
+	: expr
+	| expr_list ',' expr { $$ = $1; node_append(&$$, $3); }
+	;
+
+args
+	: %empty { $$ = NULL; }
+	| expr_list
+	;
+
+record_inits
+	: %empty { $$ = NULL; }
+	| record_init_list
+	| record_init_list ',' { $$ = $1; }
+	;
+
+record_init_list
+	: record_init
+	| record_init_list ',' record_init { $$ = $1; node_append(&$$, $3); }
+	;
+
+record_init
+	: field_name ':' expr {
+		$$ = mk(ps, N_FIELD_INIT, @$);
+		$$->name = $1;
+		$$->name_span = SPAN(@1);
+		$$->a = $3;
+	}
+	| ELLIPSIS expr { $$ = mk(ps, N_SPREAD, @$); $$->a = $2; }
+	;
+
+%%
+
+Span span_of(ParseState *ps, YYLTYPE loc)
+{
+	Span s = { ps->src, loc.first_line, loc.first_column, loc.last_line, loc.last_column };
+	return s;
+}
+
+/* Hints for the most common slips, keyed by what was expected. */
+static const char *syntax_hint(yysymbol_kind_t unexpected, const yysymbol_kind_t *expected, int n)
+{
+	const char *found = yysymbol_name(unexpected);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(yysymbol_name(expected[i]), "';'") == 0 && n <= 3)
+			return "every declaration and statement ends with ';'";
+	}
+	if (strcmp(found, "\"->\"") == 0)
+		return "lambdas use '=>'; '->' separates key and value types";
+	if (strcmp(found, "\"=\"") == 0 || strcmp(found, "'='") == 0)
+		return "comparison is '=='";
+	if (strcmp(found, "';'") == 0)
+		return "the statement ended early; is an operand missing?";
+	return NULL;
+}
+
+/*
+ * Reports a syntax error as "expected X or Y, found Z" at the offending
+ * token, listing at most five expected tokens.
+ */
+static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, ParseState *ps)
+{
+	(void)scanner;
+	enum { MAX_EXPECTED = 5 };
+	yysymbol_kind_t expected[MAX_EXPECTED];
+	int n = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+	yysymbol_kind_t unexpected = yypcontext_token(ctx);
+	char msg[512];
+	size_t len = 0;
+	msg[0] = '\0';
+	if (n > 0) {
+		len += (size_t)snprintf(msg + len, sizeof msg - len, "expected ");
+		for (int i = 0; i < n && len < sizeof msg; i++)
+			len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s",
+			                        i == 0 ? "" : i == n - 1 ? " or " : ", ",
+			                        yysymbol_name(expected[i]));
+		if (len < sizeof msg)
+			len += (size_t)snprintf(msg + len, sizeof msg - len, ", found ");
+	} else {
+		len += (size_t)snprintf(msg + len, sizeof msg - len, "unexpected ");
+	}
+	if (len < sizeof msg)
+		snprintf(msg + len, sizeof msg - len, "%s",
+		         unexpected == YYSYMBOL_YYEOF ? "end of file" : yysymbol_name(unexpected));
+	const char *hint = syntax_hint(unexpected, expected, n > 0 ? n : 0);
+	diag_at(DIAG_ERROR, SPAN(*yypcontext_location(ctx)), hint, "syntax error: %s", msg);
+	return 0;
+}
+
+static void yyerror(YYLTYPE *loc, yyscan_t scanner, ParseState *ps, const char *msg)
+{
+	(void)scanner;
+	error_at(SPAN(*loc), "%s", msg);
+}

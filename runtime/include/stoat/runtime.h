@@ -1,0 +1,546 @@
+/*
+ * stoat/runtime.h - the interface between code emitted by stoatc and the
+ * stoat runtime library (libstoat-runtime).
+ *
+ * Generated code includes this header only.  It describes the application
+ * to the runtime with a constant table (stoat_app), and the runtime calls
+ * one pipeline entry point per batch of records read from one input
+ * partition.  Everything on the per-record path is either a static inline
+ * helper defined here or a direct call; nothing here walks an operator graph
+ * or looks a field up by name.
+ *
+ * The same generated code runs under every driver (the replay driver today,
+ * the Kafka driver later): drivers live behind stoat_main() and stoat_emit().
+ */
+#ifndef STOAT_RUNTIME_H
+#define STOAT_RUNTIME_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STOAT_VERSION "0.1.0"
+
+#if defined(__GNUC__)
+#define STOAT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define STOAT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define STOAT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define STOAT_LIKELY(x) (x)
+#define STOAT_UNLIKELY(x) (x)
+#define STOAT_PRINTF(f, a)
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Strings and bytes                                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A string or byte sequence: a slice into the input message, the per-batch
+ * arena, or static storage.  Never owned, never NUL-terminated.  A NULL ptr
+ * marks an absent (null) Kafka key or value in stoat_msg; generated records
+ * represent nullability with an explicit flag instead.
+ */
+typedef struct stoat_str {
+	const char *ptr;
+	size_t len;
+} stoat_str;
+
+#define STOAT_STR_LIT(s) ((stoat_str){ (s), sizeof(s) - 1 })
+
+static inline bool stoat_str_eq(stoat_str a, stoat_str b)
+{
+	return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+/* Three-way bytewise comparison (UTF-8 code point order). */
+static inline int stoat_str_cmp(stoat_str a, stoat_str b)
+{
+	size_t n = a.len < b.len ? a.len : b.len;
+	int c = n ? memcmp(a.ptr, b.ptr, n) : 0;
+	if (c != 0)
+		return c < 0 ? -1 : 1;
+	return a.len < b.len ? -1 : a.len > b.len ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Arena: per-batch bump allocator                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Chunked bump allocator.  Reset after every batch, so records never touch
+ * malloc: chunks are kept and reused, and only grow when one batch needs
+ * more memory than any before it.
+ */
+typedef struct stoat_arena_chunk stoat_arena_chunk;
+typedef struct stoat_arena {
+	char *cur;                /* next free byte in the current chunk */
+	char *end;                /* end of the current chunk */
+	stoat_arena_chunk *head;  /* current chunk (list of used chunks) */
+	stoat_arena_chunk *spare; /* chunks freed by reset, reused first */
+	size_t allocated;         /* bytes held in chunks, for stats */
+} stoat_arena;
+
+void stoat_arena_init(stoat_arena *a);
+void stoat_arena_reset(stoat_arena *a);
+void stoat_arena_free(stoat_arena *a);
+void *stoat_arena_alloc_slow(stoat_arena *a, size_t n);
+
+/* Returns n bytes aligned to 8; never NULL (aborts on out-of-memory). */
+static inline void *stoat_arena_alloc(stoat_arena *a, size_t n)
+{
+	size_t rounded = (n + 7) & ~(size_t)7;
+	if (STOAT_LIKELY((size_t)(a->end - a->cur) >= rounded)) {
+		void *p = a->cur;
+		a->cur += rounded;
+		return p;
+	}
+	return stoat_arena_alloc_slow(a, n);
+}
+
+/* Copies s into the arena and returns the copy. */
+stoat_str stoat_arena_strdup(stoat_arena *a, stoat_str s);
+
+/* ------------------------------------------------------------------ */
+/* Growable output buffer (encoders)                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An encoder's output.  The memory is malloc'd once per task and grows
+ * geometrically, so steady state is allocation-free.  Generated encoders
+ * reset len to 0 before each record.
+ */
+typedef struct stoat_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+} stoat_buf;
+
+void stoat_buf_init(stoat_buf *b);
+void stoat_buf_free(stoat_buf *b);
+void stoat_buf_reserve_slow(stoat_buf *b, size_t extra);
+
+static inline void stoat_buf_reserve(stoat_buf *b, size_t extra)
+{
+	if (STOAT_UNLIKELY(b->cap - b->len < extra))
+		stoat_buf_reserve_slow(b, extra);
+}
+
+static inline void stoat_buf_put(stoat_buf *b, const void *p, size_t n)
+{
+	stoat_buf_reserve(b, n);
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+static inline void stoat_buf_putc(stoat_buf *b, char c)
+{
+	stoat_buf_reserve(b, 1);
+	b->data[b->len++] = c;
+}
+
+#define stoat_buf_lit(b, s) stoat_buf_put((b), (s), sizeof(s) - 1)
+
+static inline stoat_str stoat_buf_str(const stoat_buf *b)
+{
+	return (stoat_str){ b->data, b->len };
+}
+
+/* Decimal integer, as JSON and text format it. */
+void stoat_buf_put_i64(stoat_buf *b, int64_t v);
+/*
+ * Shortest decimal that round-trips the double (JSON syntax, so 1.0 prints
+ * as "1.0", never "1").  Returns false for NaN and infinities, which JSON
+ * cannot represent; the caller reports a per-record error.
+ */
+bool stoat_buf_put_f64(stoat_buf *b, double v);
+/* A JSON string literal with quotes; escapes ", \ and control bytes. */
+void stoat_buf_put_json_str(stoat_buf *b, stoat_str s);
+/* Kafka's big-endian serdes (IntegerSerializer, LongSerializer, ...). */
+void stoat_buf_put_be32(stoat_buf *b, int32_t v);
+void stoat_buf_put_be64(stoat_buf *b, int64_t v);
+void stoat_buf_put_be_f64(stoat_buf *b, double v);
+
+/* ------------------------------------------------------------------ */
+/* Arrays and nullable scalars shared with the standard library         */
+/* ------------------------------------------------------------------ */
+
+/* An array value: items in the arena (or static storage). */
+#define STOAT_DEFINE_ARRAY(NAME, T) \
+	typedef struct NAME {       \
+		T *items;           \
+		size_t len;         \
+	} NAME;
+
+STOAT_DEFINE_ARRAY(stoat_arr_str, stoat_str)
+STOAT_DEFINE_ARRAY(stoat_arr_i32, int32_t)
+STOAT_DEFINE_ARRAY(stoat_arr_i64, int64_t)
+STOAT_DEFINE_ARRAY(stoat_arr_f64, double)
+STOAT_DEFINE_ARRAY(stoat_arr_bool, bool)
+
+/* A nullable value: has false means null (v is then zero). */
+#define STOAT_DEFINE_OPT(NAME, T) \
+	typedef struct NAME {     \
+		bool has;         \
+		T v;              \
+	} NAME;
+
+STOAT_DEFINE_OPT(stoat_opt_str, stoat_str)
+STOAT_DEFINE_OPT(stoat_opt_i32, int32_t)
+STOAT_DEFINE_OPT(stoat_opt_i64, int64_t)
+STOAT_DEFINE_OPT(stoat_opt_f64, double)
+STOAT_DEFINE_OPT(stoat_opt_bool, bool)
+
+/* ------------------------------------------------------------------ */
+/* Records, formats and the application table                          */
+/* ------------------------------------------------------------------ */
+
+typedef struct stoat_header {
+	stoat_str key;
+	stoat_str value; /* ptr NULL: header with a null value */
+} stoat_header;
+
+/* One input record as the driver hands it to a pipeline. */
+typedef struct stoat_msg {
+	int32_t partition;
+	int64_t offset;
+	int64_t timestamp; /* milliseconds since the epoch */
+	stoat_str key;     /* ptr NULL: null key */
+	stoat_str value;   /* ptr NULL: null value (tombstone) */
+	const stoat_header *headers;
+	size_t header_count;
+} stoat_msg;
+
+/* How a key or value is laid out in Kafka's bytes. */
+typedef enum stoat_format {
+	STOAT_FMT_BYTES = 0, /* raw bytes */
+	STOAT_FMT_TEXT,      /* UTF-8 text (StringSerde) */
+	STOAT_FMT_JSON,      /* JSON text */
+	STOAT_FMT_I32,       /* 4-byte big-endian (IntegerSerde) */
+	STOAT_FMT_I64,       /* 8-byte big-endian (LongSerde) */
+	STOAT_FMT_F64,       /* 8-byte big-endian IEEE 754 (DoubleSerde) */
+} stoat_format;
+
+typedef enum stoat_guarantee {
+	STOAT_AT_LEAST_ONCE = 0,
+	STOAT_EXACTLY_ONCE = 1,
+} stoat_guarantee;
+
+/* What happens to a record whose processing fails. */
+typedef enum stoat_policy {
+	STOAT_POLICY_DEFAULT = 0, /* a source without its own: the app's */
+	STOAT_POLICY_FAIL,        /* report and stop with a non-zero exit */
+	STOAT_POLICY_SKIP,        /* report (rate-limited), count, go on */
+} stoat_policy;
+
+typedef struct stoat_ctx stoat_ctx;
+
+/* A pipeline entry point: processes msgs[0..n) read from one partition. */
+typedef void (*stoat_pipeline_fn)(stoat_ctx *cx, const stoat_msg *msgs, size_t n);
+
+typedef struct stoat_source {
+	const char *name;  /* the stream's name in the .stoat file */
+	const char *topic;
+	stoat_format key_format;
+	stoat_format value_format;
+	stoat_policy on_error;
+	stoat_pipeline_fn pipeline;
+} stoat_source;
+
+typedef struct stoat_sink {
+	const char *topic; /* NULL: chosen per record */
+	stoat_format key_format;
+	stoat_format value_format;
+} stoat_sink;
+
+/* The constant table stoatc emits for one application. */
+typedef struct stoat_app {
+	const char *app_id;
+	const char *source_file; /* the .stoat file, as given to stoatc */
+	stoat_guarantee guarantee;
+	int64_t commit_interval_ms;
+	stoat_policy on_error; /* FAIL or SKIP */
+	const stoat_source *sources;
+	size_t source_count;
+	const stoat_sink *sinks;
+	size_t sink_count;
+} stoat_app;
+
+/* ------------------------------------------------------------------ */
+/* Per-task context                                                    */
+/* ------------------------------------------------------------------ */
+
+/* Opaque to generated code; owned by the driver. */
+typedef struct stoat_driver stoat_driver;
+
+/* Counters kept per task, summed in the final summary. */
+typedef struct stoat_counters {
+	uint64_t records_in;
+	uint64_t records_out;
+	uint64_t records_failed;  /* per-record errors, whatever the policy */
+	uint64_t records_skipped; /* failures the skip policy let through */
+} stoat_counters;
+
+/*
+ * What a pipeline runs in: one per task (sub-topology, partition).  Generated
+ * code reads msg for record metadata, allocates from arena, encodes into
+ * key_buf/value_buf, and reports failures through stoat_error().
+ */
+struct stoat_ctx {
+	stoat_arena arena;
+	stoat_buf key_buf;
+	stoat_buf value_buf;
+	const stoat_app *app;
+	const stoat_source *source; /* the source feeding the running pipeline */
+	const stoat_msg *msg;       /* the record being processed */
+	stoat_driver *driver;
+	stoat_counters counters;
+	bool error;   /* set by stoat_error(); cleared per record */
+	bool stopped; /* the fail policy tripped: the pipeline returns */
+	char error_message[512];
+};
+
+/*
+ * Records a per-record failure with a printf-style message.  The first error
+ * of a record wins; later ones (from the same expression) are ignored.
+ */
+void stoat_error(stoat_ctx *cx, const char *fmt, ...) STOAT_PRINTF(2, 3);
+
+/*
+ * Called by generated code once a record has failed (cx->error set).  Applies
+ * the source's policy: reports the error with the record's coordinates, then
+ * counts and continues (returns true) or marks the task stopped (returns
+ * false, and the pipeline returns at once).  Clears cx->error.
+ */
+bool stoat_record_failed(stoat_ctx *cx);
+
+/* Called by generated code at the start of each record. */
+static inline void stoat_record_begin(stoat_ctx *cx, const stoat_msg *m)
+{
+	cx->msg = m;
+	cx->error = false;
+	cx->counters.records_in++;
+}
+
+/*
+ * Sends one record to sink `sink`.  topic overrides the sink's topic (for
+ * per-record topic choice; ptr NULL otherwise).  key.ptr or value.ptr NULL
+ * send a null key or value.  Timestamp and headers come from the record
+ * being processed.  The bytes are copied before the call returns.
+ */
+void stoat_emit(stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_str value);
+
+/* ------------------------------------------------------------------ */
+/* Decoding helpers for generated serdes                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A JSON reader over one message.  Strings without escapes are returned as
+ * slices of the input; strings with escapes are decoded into the arena.
+ * Every function returns false after recording a per-record error (with the
+ * byte offset) through stoat_error().
+ */
+typedef struct stoat_json {
+	const char *start;
+	const char *p;
+	const char *end;
+	stoat_ctx *cx;
+	int depth;
+} stoat_json;
+
+static inline void stoat_json_init(stoat_json *j, stoat_ctx *cx, stoat_str s)
+{
+	j->start = s.ptr;
+	j->p = s.ptr;
+	j->end = s.ptr + s.len;
+	j->cx = cx;
+	j->depth = 0;
+}
+
+static inline void stoat_json_ws(stoat_json *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
+		j->p++;
+}
+
+/* Consumes "null" if it is next and returns true; otherwise consumes nothing. */
+static inline bool stoat_json_null(stoat_json *j)
+{
+	stoat_json_ws(j);
+	if (j->end - j->p >= 4 && memcmp(j->p, "null", 4) == 0) {
+		j->p += 4;
+		return true;
+	}
+	return false;
+}
+
+bool stoat_json_fail(stoat_json *j, const char *what);
+/* Consumes '{'. */
+bool stoat_json_object_begin(stoat_json *j);
+/*
+ * Advances to the next member: stores its name and consumes the ':'.
+ * Returns false at the closing '}' (consumed) and on error; tell them apart
+ * with j->cx->error.  *first must start true.
+ */
+bool stoat_json_object_next(stoat_json *j, bool *first, stoat_str *name);
+/* Consumes '['. */
+bool stoat_json_array_begin(stoat_json *j);
+/* Like stoat_json_object_next for array elements. */
+bool stoat_json_array_next(stoat_json *j, bool *first);
+bool stoat_json_string(stoat_json *j, stoat_str *out);
+bool stoat_json_i32(stoat_json *j, int32_t *out);
+bool stoat_json_i64(stoat_json *j, int64_t *out);
+bool stoat_json_f64(stoat_json *j, double *out);
+bool stoat_json_bool(stoat_json *j, bool *out);
+/* Skips one value of any kind (unknown fields). */
+bool stoat_json_skip(stoat_json *j);
+/* Succeeds when only whitespace is left. */
+bool stoat_json_end(stoat_json *j);
+/* Reports a missing non-nullable field; always returns false. */
+bool stoat_json_missing(stoat_json *j, const char *type, const char *field);
+
+/* Fixed-width big-endian values (Kafka's Integer/Long/Double serdes). */
+bool stoat_decode_be32(stoat_ctx *cx, stoat_str s, int32_t *out);
+bool stoat_decode_be64(stoat_ctx *cx, stoat_str s, int64_t *out);
+bool stoat_decode_be_f64(stoat_ctx *cx, stoat_str s, double *out);
+
+/*
+ * Growable arrays built in the arena (decoded JSON arrays, flat_map
+ * results).  Elements are elem_size bytes; the backing store moves as it
+ * grows, so take pointers only once the array is complete.
+ */
+typedef struct stoat_vec {
+	void *data;
+	size_t len;
+	size_t cap;
+} stoat_vec;
+
+void *stoat_vec_push_slow(stoat_arena *a, stoat_vec *v, size_t elem_size);
+
+/* Returns a pointer to a new, uninitialised last element. */
+static inline void *stoat_vec_push(stoat_arena *a, stoat_vec *v, size_t elem_size)
+{
+	if (STOAT_LIKELY(v->len < v->cap))
+		return (char *)v->data + elem_size * v->len++;
+	return stoat_vec_push_slow(a, v, elem_size);
+}
+
+/* ------------------------------------------------------------------ */
+/* Checked arithmetic (overflow and division are per-record errors)    */
+/* ------------------------------------------------------------------ */
+
+void stoat_error_overflow(stoat_ctx *cx, const char *op);
+void stoat_error_div_zero(stoat_ctx *cx);
+
+#define STOAT_CHECKED_INT(T, NAME)                                                      \
+	static inline T stoat_add_##NAME(stoat_ctx *cx, T a, T b)                      \
+	{                                                                               \
+		T r;                                                                    \
+		if (STOAT_UNLIKELY(__builtin_add_overflow(a, b, &r))) {                 \
+			stoat_error_overflow(cx, "+");                                  \
+			return 0;                                                       \
+		}                                                                       \
+		return r;                                                               \
+	}                                                                               \
+	static inline T stoat_sub_##NAME(stoat_ctx *cx, T a, T b)                      \
+	{                                                                               \
+		T r;                                                                    \
+		if (STOAT_UNLIKELY(__builtin_sub_overflow(a, b, &r))) {                 \
+			stoat_error_overflow(cx, "-");                                  \
+			return 0;                                                       \
+		}                                                                       \
+		return r;                                                               \
+	}                                                                               \
+	static inline T stoat_mul_##NAME(stoat_ctx *cx, T a, T b)                      \
+	{                                                                               \
+		T r;                                                                    \
+		if (STOAT_UNLIKELY(__builtin_mul_overflow(a, b, &r))) {                 \
+			stoat_error_overflow(cx, "*");                                  \
+			return 0;                                                       \
+		}                                                                       \
+		return r;                                                               \
+	}                                                                               \
+	static inline T stoat_div_##NAME(stoat_ctx *cx, T a, T b)                      \
+	{                                                                               \
+		if (STOAT_UNLIKELY(b == 0)) {                                           \
+			stoat_error_div_zero(cx);                                       \
+			return 0;                                                       \
+		}                                                                       \
+		if (STOAT_UNLIKELY(b == -1)) {                                          \
+			/* MIN / -1 overflows; (1 << 31) would be UB, so ask the   */  \
+			/* compiler whether 0 - a overflows instead.               */  \
+			T r;                                                            \
+			if (__builtin_sub_overflow((T)0, a, &r)) {                      \
+				stoat_error_overflow(cx, "/");                          \
+				return 0;                                               \
+			}                                                               \
+			return r;                                                       \
+		}                                                                       \
+		return a / b;                                                           \
+	}                                                                               \
+	static inline T stoat_mod_##NAME(stoat_ctx *cx, T a, T b)                      \
+	{                                                                               \
+		if (STOAT_UNLIKELY(b == 0)) {                                           \
+			stoat_error_div_zero(cx);                                       \
+			return 0;                                                       \
+		}                                                                       \
+		if (STOAT_UNLIKELY(b == -1))                                            \
+			return 0;                                                       \
+		return a % b;                                                           \
+	}                                                                               \
+	static inline T stoat_neg_##NAME(stoat_ctx *cx, T a)                           \
+	{                                                                               \
+		T r;                                                                    \
+		if (STOAT_UNLIKELY(__builtin_sub_overflow((T)0, a, &r))) {              \
+			stoat_error_overflow(cx, "-");                                  \
+			return 0;                                                       \
+		}                                                                       \
+		return r;                                                               \
+	}
+
+STOAT_CHECKED_INT(int32_t, i32)
+STOAT_CHECKED_INT(int64_t, i64)
+
+/* Float division by zero is an error too (it would produce inf or NaN). */
+static inline double stoat_div_f64(stoat_ctx *cx, double a, double b)
+{
+	if (STOAT_UNLIKELY(b == 0.0)) {
+		stoat_error_div_zero(cx);
+		return 0.0;
+	}
+	return a / b;
+}
+
+/* Concatenates two strings into the arena. */
+stoat_str stoat_str_concat(stoat_ctx *cx, stoat_str a, stoat_str b);
+
+/* ------------------------------------------------------------------ */
+/* Entry point                                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The generated main() calls this.  Parses the command line, picks the
+ * driver, runs the application and returns the process exit status
+ * (see STOAT_EXIT_*).
+ */
+int stoat_main(const stoat_app *app, int argc, char **argv);
+
+enum {
+	STOAT_EXIT_OK = 0,
+	STOAT_EXIT_RECORD_FAILED = 1, /* the fail policy stopped the app */
+	STOAT_EXIT_USAGE = 2,         /* bad command line or configuration */
+	STOAT_EXIT_IO = 3,            /* unreadable input, unwritable output */
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STOAT_RUNTIME_H */
