@@ -784,6 +784,7 @@ static void emit_sink(Gen *g, IrNode *n, const char *k, const char *v)
 		pr(g->out, "if (!%s(cx, &cx->value_buf, &%s, &value_bytes))\n\t%s;\n", enc, v, fail_stmt(g));
 	}
 	pr(g->out, "stoat_emit(cx, %d, %s, key_bytes, value_bytes);\n", n->index, topic);
+	pr(g->out, "if (STOAT_UNLIKELY(cx->error))\n\t%s;\n", fail_stmt(g));
 	g->out->indent--;
 	pr(g->out, "}\n");
 }

@@ -1,0 +1,225 @@
+/*
+ * buf.c - the growable output buffer generated encoders write into, and the
+ * number and string formatting they use.
+ */
+#include "internal.h"
+
+#include <assert.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* An empty buffer; the first write mallocs. */
+void stoat_buf_init(stoat_buf *b)
+{
+	b->data = NULL;
+	b->len = 0;
+	b->cap = 0;
+}
+
+/* Frees the buffer's memory and leaves it empty and reusable. */
+void stoat_buf_free(stoat_buf *b)
+{
+	free(b->data);
+	stoat_buf_init(b);
+}
+
+/*
+ * Makes room for `extra` more bytes, at least doubling the capacity so a
+ * task reaches its steady-state size after a few records.
+ */
+void stoat_buf_reserve_slow(stoat_buf *b, size_t extra)
+{
+	assert(b->len <= b->cap);
+	if (extra > SIZE_MAX / 4 - b->len) {
+		fprintf(stderr, "stoat: output buffer too large (%zu bytes)\n", extra);
+		abort();
+	}
+	size_t need = b->len + extra;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < need)
+		cap *= 2;
+	char *data = realloc(b->data, cap);
+	if (data == NULL) {
+		fprintf(stderr, "stoat: out of memory (growing a buffer to %zu bytes)\n", cap);
+		abort();
+	}
+	b->data = data;
+	b->cap = cap;
+}
+
+/* Writes v in decimal; INT64_MIN is handled by working in unsigned. */
+void stoat_buf_put_i64(stoat_buf *b, int64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	do {
+		tmp[sizeof(tmp) - 1 - n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	stoat_buf_reserve(b, n + 1);
+	if (v < 0)
+		b->data[b->len++] = '-';
+	memcpy(b->data + b->len, tmp + sizeof(tmp) - n, n);
+	b->len += n;
+}
+
+/*
+ * Writes the shortest decimal that parses back to v, laid out as JSON and
+ * JavaScript do: plain notation for 1e-7 < |v| < 1e21 (always with a
+ * fraction, "1.0"), exponent notation ("1e21", "1.5e-7") otherwise.
+ *
+ * Shortest digits: if any precision up to 15 round-trips, %.15e does too
+ * and shows the same digits once trailing zeros are dropped (every decimal
+ * of at most 15 digits survives a trip through a double), so trying 15, 16
+ * and 17 digits in turn finds the shortest.  Subnormals have fewer
+ * significant bits, so for them every precision from 1 up is tried.
+ */
+size_t stoat_format_f64(char *out, double v)
+{
+	if (!isfinite(v))
+		return 0;
+	char tmp[40];
+	int precision;
+	for (precision = fabs(v) < DBL_MIN ? 1 : 15; precision < 17; precision++) {
+		snprintf(tmp, sizeof(tmp), "%.*e", precision - 1, v);
+		if (strtod(tmp, NULL) == v)
+			break;
+	}
+	if (precision == 17)
+		snprintf(tmp, sizeof(tmp), "%.*e", precision - 1, v);
+
+	/* Split "-d.ddde+XX" into sign, digits (no trailing zeros), exponent. */
+	const char *p = tmp;
+	bool negative = *p == '-';
+	if (negative)
+		p++;
+	char digits[20];
+	int ndigits = 0;
+	for (; *p != 'e'; p++) {
+		if (*p != '.')
+			digits[ndigits++] = *p;
+	}
+	int exponent = atoi(p + 1);
+	while (ndigits > 1 && digits[ndigits - 1] == '0')
+		ndigits--;
+	assert(ndigits >= 1 && ndigits <= 17);
+
+	char *o = out;
+	if (negative)
+		*o++ = '-';
+	if (exponent >= 21 || exponent < -6) {
+		*o++ = digits[0];
+		if (ndigits > 1) {
+			*o++ = '.';
+			memcpy(o, digits + 1, (size_t)ndigits - 1);
+			o += ndigits - 1;
+		}
+		o += sprintf(o, "e%d", exponent);
+	} else if (exponent >= 0) {
+		int int_digits = exponent + 1;
+		for (int i = 0; i < int_digits; i++)
+			*o++ = i < ndigits ? digits[i] : '0';
+		*o++ = '.';
+		if (ndigits > int_digits) {
+			memcpy(o, digits + int_digits, (size_t)(ndigits - int_digits));
+			o += ndigits - int_digits;
+		} else {
+			*o++ = '0';
+		}
+	} else {
+		*o++ = '0';
+		*o++ = '.';
+		for (int i = 0; i < -exponent - 1; i++)
+			*o++ = '0';
+		memcpy(o, digits, (size_t)ndigits);
+		o += ndigits;
+	}
+	return (size_t)(o - out);
+}
+
+/* Writes v as a JSON number; false (nothing written) for NaN and inf. */
+bool stoat_buf_put_f64(stoat_buf *b, double v)
+{
+	stoat_buf_reserve(b, 32);
+	size_t n = stoat_format_f64(b->data + b->len, v);
+	b->len += n;
+	return n != 0;
+}
+
+/*
+ * Writes s as a JSON string literal.  Bytes >= 0x80 pass through (the
+ * caller decides what to do with invalid UTF-8); ", \ and control bytes are
+ * escaped.  Runs of plain bytes are copied in one go.
+ */
+void stoat_buf_put_json_str(stoat_buf *b, stoat_str s)
+{
+	static const char hex[] = "0123456789abcdef";
+	stoat_buf_reserve(b, s.len + 2);
+	b->data[b->len++] = '"';
+	const unsigned char *p = (const unsigned char *)s.ptr;
+	size_t run = 0;
+	for (size_t i = 0; i < s.len; i++) {
+		unsigned char c = p[i];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		stoat_buf_put(b, p + run, i - run);
+		run = i + 1;
+		char esc[6] = { '\\', 0, 0, 0, 0, 0 };
+		size_t n = 2;
+		switch (c) {
+		case '"': esc[1] = '"'; break;
+		case '\\': esc[1] = '\\'; break;
+		case '\n': esc[1] = 'n'; break;
+		case '\t': esc[1] = 't'; break;
+		case '\r': esc[1] = 'r'; break;
+		case '\b': esc[1] = 'b'; break;
+		case '\f': esc[1] = 'f'; break;
+		default:
+			esc[1] = 'u';
+			esc[2] = '0';
+			esc[3] = '0';
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			n = 6;
+			break;
+		}
+		stoat_buf_put(b, esc, n);
+	}
+	stoat_buf_put(b, p + run, s.len - run);
+	stoat_buf_putc(b, '"');
+}
+
+/* Kafka's IntegerSerializer: 4 bytes, most significant first. */
+void stoat_buf_put_be32(stoat_buf *b, int32_t v)
+{
+	uint32_t u = (uint32_t)v;
+	unsigned char out[4] = { (unsigned char)(u >> 24), (unsigned char)(u >> 16),
+				 (unsigned char)(u >> 8), (unsigned char)u };
+	stoat_buf_put(b, out, 4);
+}
+
+/* Appends the 8 bytes of u, most significant first. */
+static void buf_put_be_u64(stoat_buf *b, uint64_t u)
+{
+	unsigned char out[8];
+	for (int i = 0; i < 8; i++)
+		out[i] = (unsigned char)(u >> (56 - 8 * i));
+	stoat_buf_put(b, out, 8);
+}
+
+/* Kafka's LongSerializer: 8 bytes, most significant first. */
+void stoat_buf_put_be64(stoat_buf *b, int64_t v)
+{
+	buf_put_be_u64(b, (uint64_t)v);
+}
+
+/* Kafka's DoubleSerializer: the IEEE 754 bits, big-endian. */
+void stoat_buf_put_be_f64(stoat_buf *b, double v)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	buf_put_be_u64(b, bits);
+}

@@ -1,0 +1,66 @@
+/*
+ * emit.c - stoat_emit(), the one call generated code makes to send a
+ * record.  Checks that do not depend on the driver are done here; then a
+ * switch on the driver kind (not a function pointer) hands the record over.
+ */
+#include "internal.h"
+
+#include <assert.h>
+
+/*
+ * Kafka's rule for topic names: 1 to 249 characters from [a-zA-Z0-9._-].
+ * Per-record topics come from data, so they are checked before use.
+ */
+static bool topic_name_valid(stoat_str topic)
+{
+	if (topic.len == 0 || topic.len > 249)
+		return false;
+	for (size_t i = 0; i < topic.len; i++) {
+		char c = topic.ptr[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			  c == '.' || c == '_' || c == '-';
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Sends one record to sink `sink` (topic.ptr non-NULL overrides the sink's
+ * topic).  Problems with the record (a bad per-record topic) become
+ * per-record errors: generated code checks cx->error after the call, as
+ * after any other fallible operation.
+ */
+void stoat_emit(stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_str value)
+{
+	assert(cx->msg != NULL);
+	const stoat_app *app = cx->app;
+	if (STOAT_UNLIKELY(app == NULL || sink < 0 || (size_t)sink >= app->sink_count)) {
+		stoat_error(cx, "internal error: emit to sink %d, which does not exist", sink);
+		return;
+	}
+	if (topic.ptr == NULL) {
+		if (STOAT_UNLIKELY(app->sinks[sink].topic == NULL)) {
+			stoat_error(cx, "internal error: sink %d needs a topic for each record", sink);
+			return;
+		}
+	} else if (STOAT_UNLIKELY(!topic_name_valid(topic))) {
+		int shown = topic.len > 100 ? 100 : (int)topic.len;
+		stoat_error(cx, "invalid topic name \"%.*s\"%s (Kafka allows 1-249 of a-z A-Z 0-9 . _ -)",
+			    shown, topic.ptr, topic.len > 100 ? "..." : "");
+		return;
+	}
+	if (STOAT_UNLIKELY(cx->driver == NULL)) {
+		stoat_error(cx, "internal error: no driver to emit to");
+		return;
+	}
+	switch (cx->driver->kind) {
+	case STOAT_DRIVER_REPLAY:
+		stoat_replay_emit(cx->driver->replay, cx, sink, topic, key, value);
+		break;
+	case STOAT_DRIVER_NONE:
+		stoat_error(cx, "internal error: no driver to emit to");
+		return;
+	}
+	cx->counters.records_out++;
+}

@@ -1,0 +1,194 @@
+/*
+ * errors.c - per-record errors: recording them, applying the error policy,
+ * and the fixed-width decoders whose only job is to report wrong lengths.
+ */
+#include "internal.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+/* Records the first error of the current record; later ones are dropped
+ * because they are usually consequences of the first. */
+void stoat_error(stoat_ctx *cx, const char *fmt, ...)
+{
+	if (cx->error)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cx->error_message, sizeof(cx->error_message), fmt, ap);
+	va_end(ap);
+	cx->error = true;
+}
+
+/* Checked arithmetic overflowed: "integer overflow in '+'". */
+void stoat_error_overflow(stoat_ctx *cx, const char *op)
+{
+	stoat_error(cx, "integer overflow in '%s'", op);
+}
+
+/* Integer or float division (or remainder) by zero. */
+void stoat_error_div_zero(stoat_ctx *cx)
+{
+	stoat_error(cx, "division by zero");
+}
+
+/* Reports a fixed-width value of the wrong size. */
+static bool decode_wrong_length(stoat_ctx *cx, size_t want, const char *type, size_t got)
+{
+	stoat_error(cx, "expected %zu bytes for %s, got %zu", want, type, got);
+	return false;
+}
+
+/* Kafka's IntegerDeserializer: exactly 4 big-endian bytes. */
+bool stoat_decode_be32(stoat_ctx *cx, stoat_str s, int32_t *out)
+{
+	if (s.len != 4)
+		return decode_wrong_length(cx, 4, "i32", s.len);
+	const unsigned char *p = (const unsigned char *)s.ptr;
+	uint32_t u = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	memcpy(out, &u, sizeof u);
+	return true;
+}
+
+/* Reads 8 big-endian bytes. */
+static uint64_t load_be64(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint64_t u = 0;
+	for (int i = 0; i < 8; i++)
+		u = u << 8 | p[i];
+	return u;
+}
+
+/* Kafka's LongDeserializer: exactly 8 big-endian bytes. */
+bool stoat_decode_be64(stoat_ctx *cx, stoat_str s, int64_t *out)
+{
+	if (s.len != 8)
+		return decode_wrong_length(cx, 8, "i64", s.len);
+	uint64_t u = load_be64(s.ptr);
+	memcpy(out, &u, sizeof u);
+	return true;
+}
+
+/* Kafka's DoubleDeserializer: the 8 big-endian bytes of an IEEE double. */
+bool stoat_decode_be_f64(stoat_ctx *cx, stoat_str s, double *out)
+{
+	if (s.len != 8)
+		return decode_wrong_length(cx, 8, "f64", s.len);
+	uint64_t u = load_be64(s.ptr);
+	memcpy(out, &u, sizeof u);
+	return true;
+}
+
+/*
+ * The policy for a failed record: the command line's --on-error, else the
+ * source's own, else the application's, else fail.
+ */
+stoat_policy stoat_effective_policy(const stoat_ctx *cx)
+{
+	if (cx->driver && cx->driver->policy_override != STOAT_POLICY_DEFAULT)
+		return cx->driver->policy_override;
+	if (cx->source && cx->source->on_error != STOAT_POLICY_DEFAULT)
+		return cx->source->on_error;
+	if (cx->app && cx->app->on_error != STOAT_POLICY_DEFAULT)
+		return cx->app->on_error;
+	return STOAT_POLICY_FAIL;
+}
+
+/* Prints "<app>: <level>: record t/p@o (timestamp ts): message<suffix>". */
+static void report_record(const stoat_ctx *cx, const char *level, const char *suffix)
+{
+	const char *app_id = cx->app ? cx->app->app_id : "stoat";
+	const char *topic = cx->source ? cx->source->topic : "?";
+	if (cx->msg) {
+		fprintf(stderr, "%s: %s: record %s/%" PRId32 "@%" PRId64 " (timestamp %" PRId64 "): %s%s\n",
+			app_id, level, topic, cx->msg->partition, cx->msg->offset, cx->msg->timestamp,
+			cx->error_message, suffix);
+	} else {
+		fprintf(stderr, "%s: %s: record of %s: %s%s\n", app_id, level, topic, cx->error_message,
+			suffix);
+	}
+}
+
+/*
+ * Applies the error policy to the record that just failed.  Skip: count,
+ * warn (the first STOAT_SKIP_WARN_FIRST, then one in STOAT_SKIP_WARN_EVERY,
+ * so a flood of bad records cannot drown the log) and go on.  Fail: report,
+ * mark the task stopped and tell the pipeline to return.
+ */
+bool stoat_record_failed(stoat_ctx *cx)
+{
+	assert(cx->error);
+	cx->counters.records_failed++;
+	stoat_policy policy = stoat_effective_policy(cx);
+	if (policy == STOAT_POLICY_SKIP) {
+		cx->counters.records_skipped++;
+		stoat_driver *d = cx->driver;
+		uint64_t seen = d ? d->skip_warnings_printed + d->skip_warnings_hidden + 1 : 1;
+		bool show = seen <= STOAT_SKIP_WARN_FIRST ||
+			    (seen - STOAT_SKIP_WARN_FIRST) % STOAT_SKIP_WARN_EVERY == 0;
+		if (show)
+			report_record(cx, "warning", " (skipped)");
+		if (d) {
+			if (show)
+				d->skip_warnings_printed++;
+			else
+				d->skip_warnings_hidden++;
+		}
+		cx->error = false;
+		return true;
+	}
+	assert(policy == STOAT_POLICY_FAIL);
+	report_record(cx, "error", "");
+	cx->error = false;
+	cx->stopped = true;
+	return false;
+}
+
+/* The summary line(s) printed with --stats and when the app stops. */
+void stoat_print_summary(FILE *f, const stoat_driver *d, const stoat_counters *total)
+{
+	const char *app_id = d->app->app_id;
+	fprintf(f, "%s: records in %" PRIu64 ", out %" PRIu64 ", failed %" PRIu64 ", skipped %" PRIu64 "\n",
+		app_id, total->records_in, total->records_out, total->records_failed,
+		total->records_skipped);
+	if (d->skip_warnings_hidden)
+		fprintf(f, "%s: %" PRIu64 " of %" PRIu64 " skipped-record warnings were not shown\n", app_id,
+			d->skip_warnings_hidden, d->skip_warnings_hidden + d->skip_warnings_printed);
+}
+
+/* The name of a format as the .stoat language and `describe` spell it. */
+const char *stoat_format_name(stoat_format f)
+{
+	switch (f) {
+	case STOAT_FMT_BYTES: return "bytes";
+	case STOAT_FMT_TEXT: return "text";
+	case STOAT_FMT_JSON: return "json";
+	case STOAT_FMT_I32: return "i32";
+	case STOAT_FMT_I64: return "i64";
+	case STOAT_FMT_F64: return "f64";
+	}
+	return "(unknown format)";
+}
+
+/* The name of an error policy. */
+const char *stoat_policy_name(stoat_policy p)
+{
+	switch (p) {
+	case STOAT_POLICY_DEFAULT: return "default";
+	case STOAT_POLICY_FAIL: return "fail";
+	case STOAT_POLICY_SKIP: return "skip";
+	}
+	return "(unknown policy)";
+}
+
+/* The name of a processing guarantee. */
+const char *stoat_guarantee_name(stoat_guarantee g)
+{
+	switch (g) {
+	case STOAT_AT_LEAST_ONCE: return "at_least_once";
+	case STOAT_EXACTLY_ONCE: return "exactly_once";
+	}
+	return "(unknown guarantee)";
+}

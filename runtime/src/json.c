@@ -1,0 +1,554 @@
+/*
+ * json.c - the strict (RFC 8259) JSON reader that generated decoders and the
+ * replay driver's envelope parser are built from.  It never builds a tree:
+ * callers pull exactly the tokens they expect.  Strings without escapes are
+ * slices of the input; escaped strings are decoded into the arena.
+ */
+#include "internal.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* Nesting deeper than this is refused (skip recurses once per level). */
+#define STOAT_JSON_MAX_DEPTH 64
+
+/* Byte offset of the reader within its input, for error messages. */
+static size_t json_offset(const stoat_json *j)
+{
+	return (size_t)(j->p - j->start);
+}
+
+/* Records "invalid JSON at byte N: expected <what>"; returns false. */
+bool stoat_json_fail(stoat_json *j, const char *what)
+{
+	stoat_error(j->cx, "invalid JSON at byte %zu: expected %s", json_offset(j), what);
+	return false;
+}
+
+/* Records "missing field "f" in T"; returns false. */
+bool stoat_json_missing(stoat_json *j, const char *type, const char *field)
+{
+	stoat_error(j->cx, "missing field \"%s\" in %s", field, type);
+	return false;
+}
+
+/* Consumes the character c after optional whitespace, or fails. */
+static bool json_expect(stoat_json *j, char c, const char *what)
+{
+	stoat_json_ws(j);
+	if (j->p < j->end && *j->p == c) {
+		j->p++;
+		return true;
+	}
+	return stoat_json_fail(j, what);
+}
+
+/* Enters one level of nesting, refusing to go deeper than the limit. */
+static bool json_enter(stoat_json *j)
+{
+	if (j->depth >= STOAT_JSON_MAX_DEPTH)
+		return stoat_json_fail(j, "at most 64 levels of nesting");
+	j->depth++;
+	return true;
+}
+
+/* Consumes '{'. */
+bool stoat_json_object_begin(stoat_json *j)
+{
+	stoat_json_ws(j);
+	if (j->p >= j->end || *j->p != '{')
+		return stoat_json_fail(j, "'{'");
+	if (!json_enter(j))
+		return false;
+	j->p++;
+	return true;
+}
+
+/* Consumes '['. */
+bool stoat_json_array_begin(stoat_json *j)
+{
+	stoat_json_ws(j);
+	if (j->p >= j->end || *j->p != '[')
+		return stoat_json_fail(j, "'['");
+	if (!json_enter(j))
+		return false;
+	j->p++;
+	return true;
+}
+
+/*
+ * Moves to the next member of an object: the name goes to *name and the
+ * ':' is consumed, leaving the reader at the value.  Returns false after
+ * consuming the closing '}', or on error (j->cx->error tells which).
+ */
+bool stoat_json_object_next(stoat_json *j, bool *first, stoat_str *name)
+{
+	stoat_json_ws(j);
+	if (j->p >= j->end)
+		return stoat_json_fail(j, *first ? "a string or '}'" : "',' or '}'");
+	if (*j->p == '}') {
+		assert(j->depth > 0);
+		j->p++;
+		j->depth--;
+		return false;
+	}
+	if (!*first) {
+		if (*j->p != ',')
+			return stoat_json_fail(j, "',' or '}'");
+		j->p++;
+		stoat_json_ws(j);
+	}
+	if (j->p >= j->end || *j->p != '"')
+		return stoat_json_fail(j, *first ? "a string or '}'" : "a string");
+	if (!stoat_json_string(j, name))
+		return false;
+	if (!json_expect(j, ':', "':'"))
+		return false;
+	*first = false;
+	return true;
+}
+
+/* Like stoat_json_object_next for arrays: leaves the reader at the next
+ * element, or consumes ']' and returns false. */
+bool stoat_json_array_next(stoat_json *j, bool *first)
+{
+	stoat_json_ws(j);
+	if (j->p >= j->end)
+		return stoat_json_fail(j, *first ? "a value or ']'" : "',' or ']'");
+	if (*j->p == ']') {
+		assert(j->depth > 0);
+		j->p++;
+		j->depth--;
+		return false;
+	}
+	if (!*first) {
+		if (*j->p != ',')
+			return stoat_json_fail(j, "',' or ']'");
+		j->p++;
+	}
+	*first = false;
+	return true;
+}
+
+/* The value of one hex digit, or -1. */
+static int hex_value(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Reads the 4 hex digits after "\u" at p (bounds already checked), or -1. */
+static long hex4(const char *p)
+{
+	long v = 0;
+	for (int i = 0; i < 4; i++) {
+		int h = hex_value((unsigned char)p[i]);
+		if (h < 0)
+			return -1;
+		v = v << 4 | h;
+	}
+	return v;
+}
+
+/*
+ * Checks the string whose opening quote is at j->p and finds its end,
+ * without decoding: every escape is well-formed (surrogates paired), no raw
+ * control characters, the bytes are UTF-8.  On success j->p is past the
+ * closing quote, *body_end at it, and *escaped says whether decoding is
+ * needed.
+ */
+static bool json_scan_string(stoat_json *j, const char **body_end, bool *escaped)
+{
+	assert(j->p < j->end && *j->p == '"');
+	const unsigned char *p = (const unsigned char *)j->p + 1;
+	const unsigned char *end = (const unsigned char *)j->end;
+	*escaped = false;
+	for (;;) {
+		while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+			p++;
+		if (p >= end) {
+			j->p = (const char *)p;
+			return stoat_json_fail(j, "'\"' to close the string");
+		}
+		if (*p == '"')
+			break;
+		if (*p < 0x20) {
+			j->p = (const char *)p;
+			return stoat_json_fail(j, "an escape sequence instead of a control character");
+		}
+		if (*p >= 0x80) {
+			size_t n = stoat_utf8_sequence_len(p, (size_t)(end - p));
+			if (n == 0) {
+				j->p = (const char *)p;
+				return stoat_json_fail(j, "valid UTF-8");
+			}
+			p += n;
+			continue;
+		}
+		/* A backslash. */
+		*escaped = true;
+		const unsigned char *esc = p;
+		if (p + 1 >= end) {
+			j->p = (const char *)p;
+			return stoat_json_fail(j, "an escape sequence");
+		}
+		switch (p[1]) {
+		case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+			p += 2;
+			continue;
+		case 'u':
+			break;
+		default:
+			j->p = (const char *)p;
+			return stoat_json_fail(j, "an escape sequence");
+		}
+		long cp = end - p >= 6 ? hex4((const char *)p + 2) : -1;
+		if (cp < 0) {
+			j->p = (const char *)esc;
+			return stoat_json_fail(j, "four hex digits after \\u");
+		}
+		p += 6;
+		if (cp >= 0xdc00 && cp <= 0xdfff) {
+			j->p = (const char *)esc;
+			return stoat_json_fail(j, "a high surrogate before a low surrogate");
+		}
+		if (cp >= 0xd800 && cp <= 0xdbff) {
+			long lo = end - p >= 6 && p[0] == '\\' && p[1] == 'u' ? hex4((const char *)p + 2) : -1;
+			if (lo < 0xdc00 || lo > 0xdfff) {
+				j->p = (const char *)p;
+				return stoat_json_fail(j, "a low surrogate (\\udc00-\\udfff) after a high surrogate");
+			}
+			p += 6;
+		}
+	}
+	*body_end = (const char *)p;
+	j->p = (const char *)p + 1;
+	return true;
+}
+
+/* Writes code point cp as UTF-8 at o; returns the bytes written. */
+static size_t utf8_put(char *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | cp >> 6);
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | cp >> 12);
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | cp >> 18);
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/*
+ * Decodes the escaped string body [p, end), already validated by
+ * json_scan_string, into the arena.  The result is never longer than the
+ * escaped text, so one allocation of that size is enough.
+ */
+static stoat_str json_unescape(stoat_arena *a, const char *p, const char *end)
+{
+	size_t escaped_len = (size_t)(end - p);
+	char *out = stoat_arena_alloc(a, escaped_len);
+	char *o = out;
+	while (p < end) {
+		if (*p != '\\') {
+			*o++ = *p++;
+			continue;
+		}
+		char c = p[1];
+		p += 2;
+		switch (c) {
+		case 'b': *o++ = '\b'; break;
+		case 'f': *o++ = '\f'; break;
+		case 'n': *o++ = '\n'; break;
+		case 'r': *o++ = '\r'; break;
+		case 't': *o++ = '\t'; break;
+		case 'u': {
+			uint32_t cp = (uint32_t)hex4(p);
+			p += 4;
+			if (cp >= 0xd800 && cp <= 0xdbff) {
+				uint32_t lo = (uint32_t)hex4(p + 2);
+				p += 6;
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			}
+			o += utf8_put(o, cp);
+			break;
+		}
+		default: *o++ = c; break; /* " \ / */
+		}
+	}
+	assert((size_t)(o - out) <= escaped_len);
+	return (stoat_str){ out, (size_t)(o - out) };
+}
+
+/* Reads a string: a slice of the input, or decoded into the arena. */
+bool stoat_json_string(stoat_json *j, stoat_str *out)
+{
+	stoat_json_ws(j);
+	if (j->p >= j->end || *j->p != '"')
+		return stoat_json_fail(j, "a string");
+	const char *body = j->p + 1;
+	const char *body_end;
+	bool escaped;
+	if (!json_scan_string(j, &body_end, &escaped))
+		return false;
+	if (escaped)
+		*out = json_unescape(&j->cx->arena, body, body_end);
+	else
+		*out = (stoat_str){ body, (size_t)(body_end - body) };
+	return true;
+}
+
+/*
+ * Checks the number grammar at j->p (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?)
+ * and moves past it.  *integral tells whether it had neither fraction
+ * nor exponent.
+ */
+static bool json_scan_number(stoat_json *j, bool *integral)
+{
+	const char *p = j->p;
+	const char *end = j->end;
+	*integral = true;
+	if (p < end && *p == '-')
+		p++;
+	if (p >= end || *p < '0' || *p > '9') {
+		j->p = p;
+		return stoat_json_fail(j, "a number");
+	}
+	if (*p == '0') {
+		p++;
+	} else {
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	if (p < end && *p == '.') {
+		*integral = false;
+		p++;
+		if (p >= end || *p < '0' || *p > '9') {
+			j->p = p;
+			return stoat_json_fail(j, "a digit after '.'");
+		}
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		*integral = false;
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= end || *p < '0' || *p > '9') {
+			j->p = p;
+			return stoat_json_fail(j, "a digit in the exponent");
+		}
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	j->p = p;
+	return true;
+}
+
+/*
+ * Reads an integer in [min, max] (an integer literal: no fraction or
+ * exponent).  Accumulates negatively so INT64_MIN parses.
+ */
+static bool json_integer(stoat_json *j, int64_t min, int64_t max, const char *type, int64_t *out)
+{
+	stoat_json_ws(j);
+	const char *start = j->p;
+	bool integral;
+	if (!json_scan_number(j, &integral))
+		return false;
+	if (!integral) {
+		j->p = start;
+		return stoat_json_fail(j, "an integer");
+	}
+	const char *p = start;
+	bool negative = *p == '-';
+	if (negative)
+		p++;
+	int64_t v = 0; /* minus the magnitude */
+	for (; p < j->p; p++) {
+		int digit = *p - '0';
+		if (v < (INT64_MIN + digit) / 10) {
+			v = INT64_MIN;
+			goto out_of_range;
+		}
+		v = v * 10 - digit;
+	}
+	if (!negative) {
+		if (v == INT64_MIN)
+			goto out_of_range;
+		v = -v;
+	}
+	if (v < min || v > max)
+		goto out_of_range;
+	*out = v;
+	return true;
+out_of_range:
+	stoat_error(j->cx, "number at byte %zu is out of range for %s", (size_t)(start - j->start), type);
+	j->p = start;
+	return false;
+}
+
+/* Reads a JSON integer that fits in an i32. */
+bool stoat_json_i32(stoat_json *j, int32_t *out)
+{
+	int64_t v;
+	if (!json_integer(j, INT32_MIN, INT32_MAX, "i32", &v))
+		return false;
+	*out = (int32_t)v;
+	return true;
+}
+
+/* Reads a JSON integer that fits in an i64. */
+bool stoat_json_i64(stoat_json *j, int64_t *out)
+{
+	return json_integer(j, INT64_MIN, INT64_MAX, "i64", out);
+}
+
+/*
+ * Reads any JSON number as a double.  strtod needs a terminated string, so
+ * the token is copied (to the stack, or the arena if it is very long).
+ * Numbers beyond the double range are errors, not infinities.
+ */
+bool stoat_json_f64(stoat_json *j, double *out)
+{
+	stoat_json_ws(j);
+	const char *start = j->p;
+	bool integral;
+	if (!json_scan_number(j, &integral))
+		return false;
+	size_t len = (size_t)(j->p - start);
+	char small[64];
+	char *copy = len < sizeof(small) ? small : stoat_arena_alloc(&j->cx->arena, len + 1);
+	memcpy(copy, start, len);
+	copy[len] = '\0';
+	double v = strtod(copy, NULL);
+	if (!isfinite(v)) {
+		stoat_error(j->cx, "number at byte %zu is out of range for f64", (size_t)(start - j->start));
+		j->p = start;
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* Reads true or false. */
+bool stoat_json_bool(stoat_json *j, bool *out)
+{
+	stoat_json_ws(j);
+	size_t left = (size_t)(j->end - j->p);
+	if (left >= 4 && memcmp(j->p, "true", 4) == 0) {
+		j->p += 4;
+		*out = true;
+		return true;
+	}
+	if (left >= 5 && memcmp(j->p, "false", 5) == 0) {
+		j->p += 5;
+		*out = false;
+		return true;
+	}
+	return stoat_json_fail(j, "true or false");
+}
+
+/* Skips one value of any kind, validating it; recursion is bounded by the
+ * nesting limit. */
+bool stoat_json_skip(stoat_json *j)
+{
+	stoat_json_ws(j);
+	if (j->p >= j->end)
+		return stoat_json_fail(j, "a value");
+	bool first = true;
+	switch (*j->p) {
+	case '{':
+		/* Like stoat_json_object_next, but member names are only checked,
+		 * never decoded: skipping allocates nothing. */
+		if (!stoat_json_object_begin(j))
+			return false;
+		for (;;) {
+			stoat_json_ws(j);
+			if (j->p < j->end && *j->p == '}') {
+				j->p++;
+				j->depth--;
+				return true;
+			}
+			if (!first && !json_expect(j, ',', "',' or '}'"))
+				return false;
+			stoat_json_ws(j);
+			if (j->p >= j->end || *j->p != '"')
+				return stoat_json_fail(j, first ? "a string or '}'" : "a string");
+			const char *body_end;
+			bool escaped;
+			if (!json_scan_string(j, &body_end, &escaped))
+				return false;
+			if (!json_expect(j, ':', "':'"))
+				return false;
+			if (!stoat_json_skip(j))
+				return false;
+			first = false;
+		}
+	case '[':
+		if (!stoat_json_array_begin(j))
+			return false;
+		for (;;) {
+			stoat_json_ws(j);
+			if (j->p < j->end && *j->p == ']') {
+				j->p++;
+				j->depth--;
+				return true;
+			}
+			if (!first && !json_expect(j, ',', "',' or ']'"))
+				return false;
+			if (!stoat_json_skip(j))
+				return false;
+			first = false;
+		}
+	case '"': {
+		const char *body_end;
+		bool escaped;
+		return json_scan_string(j, &body_end, &escaped);
+	}
+	case 't':
+	case 'f': {
+		bool b;
+		return stoat_json_bool(j, &b);
+	}
+	case 'n':
+		if (stoat_json_null(j))
+			return true;
+		return stoat_json_fail(j, "a value");
+	default: {
+		if (*j->p != '-' && (*j->p < '0' || *j->p > '9'))
+			return stoat_json_fail(j, "a value");
+		bool integral;
+		return json_scan_number(j, &integral);
+	}
+	}
+}
+
+/* Succeeds when nothing but whitespace is left. */
+bool stoat_json_end(stoat_json *j)
+{
+	stoat_json_ws(j);
+	if (j->p != j->end)
+		return stoat_json_fail(j, "the end of the input");
+	return true;
+}

@@ -1,0 +1,261 @@
+/*
+ * main.c - stoat_main(), the command line every generated binary has:
+ * `replay`, `describe`, `run` (Kafka; not yet), --help and --version.
+ * Nothing here calls exit(): stoat_main returns the status, so tests can
+ * run it in-process.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Prints the top-level usage. */
+static void usage(FILE *f, const char *prog, const stoat_app *app)
+{
+	fprintf(f,
+		"usage: %s COMMAND [options]\n"
+		"\n"
+		"%s: a stream-processing application built with stoat.\n"
+		"\n"
+		"commands:\n"
+		"  replay [options] INPUT...  run on records read from JSON-lines files\n"
+		"  describe                   print the application's sources, sinks and settings\n"
+		"  run                        run against Kafka (not available yet)\n"
+		"  --help, -h                 print this help\n"
+		"  --version                  print the version\n"
+		"\n"
+		"Run '%s replay --help' for the replay options.\n",
+		prog, app->app_id, prog);
+}
+
+/* Prints the replay command's usage. */
+static void replay_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s replay [options] INPUT...\n"
+		"\n"
+		"Reads records from JSON-lines files (- for standard input), runs them through\n"
+		"the application in timestamp order, and writes the output records as JSON lines.\n"
+		"\n"
+		"options:\n"
+		"  -o, --output FILE        write output records to FILE (default: standard output)\n"
+		"  --on-error fail|skip     error policy for every source, overriding the program's\n"
+		"  --partitions TOPIC=N     partition count of an output topic (default 1; repeatable)\n"
+		"  --batch N                at most N records per batch (default 1024)\n"
+		"  --stats                  print record counts to standard error at the end\n"
+		"  -h, --help               print this help\n"
+		"\n"
+		"Exit status: 0 ok, 1 a record failed under the fail policy, 2 bad usage,\n"
+		"3 unreadable or malformed input, unwritable output.\n",
+		prog);
+}
+
+/* Reports a command-line error with a pointer to --help; returns 2. */
+static int usage_error(const char *prog, const char *command, const char *fmt, ...) STOAT_PRINTF(3, 4);
+static int usage_error(const char *prog, const char *command, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: error: ", prog);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s %s--help'.\n", prog, command);
+	return STOAT_EXIT_USAGE;
+}
+
+/* Parses a decimal integer in [1, max] with nothing after it. */
+static bool parse_count(const char *s, long max, long *out)
+{
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < 1 || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/*
+ * Matches argv[*i] against an option taking a value, in the forms
+ * "-o FILE", "-oFILE" (short only), "--output FILE" and "--output=FILE".
+ * Returns 1 with *value set, 0 if it is another option, -1 if the value is
+ * missing.
+ */
+static int option_with_value(int argc, char **argv, int *i, const char *short_name,
+			     const char *long_name, const char **value)
+{
+	const char *arg = argv[*i];
+	size_t long_len = strlen(long_name);
+	if (strncmp(arg, long_name, long_len) == 0 && arg[long_len] == '=') {
+		*value = arg + long_len + 1;
+		return 1;
+	}
+	bool exact = strcmp(arg, long_name) == 0 || (short_name && strcmp(arg, short_name) == 0);
+	if (!exact) {
+		if (short_name && strncmp(arg, short_name, 2) == 0 && arg[2] != '\0') {
+			*value = arg + 2;
+			return 1;
+		}
+		return 0;
+	}
+	if (*i + 1 >= argc)
+		return -1;
+	*value = argv[++*i];
+	return 1;
+}
+
+/* Parses the replay command line and runs the replay driver. */
+static int replay_command(const stoat_app *app, const char *prog, int argc, char **argv)
+{
+	stoat_replay_options opt = { 0 };
+	opt.batch_max = 1024;
+	opt.policy_override = STOAT_POLICY_DEFAULT;
+	opt.inputs = calloc((size_t)argc + 1, sizeof *opt.inputs);
+	opt.partitions = calloc((size_t)argc + 1, sizeof *opt.partitions);
+	if (opt.inputs == NULL || opt.partitions == NULL) {
+		fprintf(stderr, "stoat: out of memory\n");
+		abort();
+	}
+	int status = -1;
+	bool only_inputs = false;
+	for (int i = 0; i < argc && status < 0; i++) {
+		const char *arg = argv[i];
+		const char *value = NULL;
+		int m;
+		if (only_inputs || arg[0] != '-' || strcmp(arg, "-") == 0) {
+			opt.inputs[opt.input_count++] = arg;
+		} else if (strcmp(arg, "--") == 0) {
+			only_inputs = true;
+		} else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			replay_usage(stdout, prog);
+			status = STOAT_EXIT_OK;
+		} else if (strcmp(arg, "--stats") == 0) {
+			opt.stats = true;
+		} else if ((m = option_with_value(argc, argv, &i, "-o", "--output", &value)) != 0) {
+			if (m < 0)
+				status = usage_error(prog, "replay ", "option '%s' needs a file name", arg);
+			else
+				opt.output_path = value;
+		} else if ((m = option_with_value(argc, argv, &i, NULL, "--on-error", &value)) != 0) {
+			if (m < 0)
+				status = usage_error(prog, "replay ", "option '%s' needs fail or skip", arg);
+			else if (strcmp(value, "fail") == 0)
+				opt.policy_override = STOAT_POLICY_FAIL;
+			else if (strcmp(value, "skip") == 0)
+				opt.policy_override = STOAT_POLICY_SKIP;
+			else
+				status = usage_error(prog, "replay ", "--on-error takes fail or skip, not '%s'", value);
+		} else if ((m = option_with_value(argc, argv, &i, NULL, "--partitions", &value)) != 0) {
+			const char *eq = m > 0 ? strrchr(value, '=') : NULL;
+			long n;
+			if (eq == NULL || eq == value || !parse_count(eq + 1, 1000000, &n)) {
+				status = usage_error(prog, "replay ",
+						     "--partitions takes TOPIC=N with N from 1 to 1000000, not '%s'",
+						     m > 0 ? value : "");
+			} else {
+				/* The topic is the part before the last '='. */
+				size_t len = (size_t)(eq - value);
+				char *topic = malloc(len + 1);
+				if (topic == NULL) {
+					fprintf(stderr, "stoat: out of memory\n");
+					abort();
+				}
+				memcpy(topic, value, len);
+				topic[len] = '\0';
+				opt.partitions[opt.partition_count].topic = topic;
+				opt.partitions[opt.partition_count++].partitions = (int32_t)n;
+			}
+		} else if ((m = option_with_value(argc, argv, &i, NULL, "--batch", &value)) != 0) {
+			long n;
+			if (m < 0 || !parse_count(value, 1000000, &n))
+				status = usage_error(prog, "replay ", "--batch takes a number from 1 to 1000000, not '%s'",
+						     m > 0 ? value : "");
+			else
+				opt.batch_max = (size_t)n;
+		} else {
+			status = usage_error(prog, "replay ", "unknown option '%s'", arg);
+		}
+	}
+	if (status < 0 && opt.input_count == 0)
+		status = usage_error(prog, "replay ", "no input files");
+	if (status < 0)
+		status = stoat_replay_run(app, &opt);
+	for (size_t i = 0; i < opt.partition_count; i++)
+		free((char *)opt.partitions[i].topic);
+	free(opt.partitions);
+	free(opt.inputs);
+	return status;
+}
+
+/* The policy as `describe` shows it: a source's own, or the app's. */
+static void describe_policy(FILE *f, stoat_policy own, stoat_policy app_policy)
+{
+	if (own == STOAT_POLICY_DEFAULT)
+		fprintf(f, "%s (application's)", stoat_policy_name(app_policy));
+	else
+		fprintf(f, "%s", stoat_policy_name(own));
+}
+
+/* Prints the application table, for people and for checking what stoatc
+ * generated. */
+static void describe(FILE *f, const stoat_app *app)
+{
+	fprintf(f, "application      %s\n", app->app_id);
+	fprintf(f, "source file      %s\n", app->source_file ? app->source_file : "(unknown)");
+	fprintf(f, "guarantee        %s\n", stoat_guarantee_name(app->guarantee));
+	fprintf(f, "commit interval  %" PRId64 " ms\n", app->commit_interval_ms);
+	fprintf(f, "on error         %s\n", stoat_policy_name(app->on_error));
+	fprintf(f, "sources (%zu):\n", app->source_count);
+	for (size_t i = 0; i < app->source_count; i++) {
+		const stoat_source *s = &app->sources[i];
+		fprintf(f, "  %-16s topic %-24s key %-5s value %-5s on error ", s->name ? s->name : "?",
+			s->topic ? s->topic : "?", stoat_format_name(s->key_format),
+			stoat_format_name(s->value_format));
+		describe_policy(f, s->on_error, app->on_error);
+		fputc('\n', f);
+	}
+	fprintf(f, "sinks (%zu):\n", app->sink_count);
+	for (size_t i = 0; i < app->sink_count; i++) {
+		const stoat_sink *s = &app->sinks[i];
+		fprintf(f, "  %-3zu topic %-24s key %-5s value %s\n", i, s->topic ? s->topic : "(per record)",
+			stoat_format_name(s->key_format), stoat_format_name(s->value_format));
+	}
+}
+
+/* Entry point of every generated binary: dispatches on the command. */
+int stoat_main(const stoat_app *app, int argc, char **argv)
+{
+	const char *prog = argc > 0 && argv[0] && argv[0][0] ? argv[0] : app->app_id;
+	if (argc < 2) {
+		usage(stderr, prog, app);
+		return STOAT_EXIT_USAGE;
+	}
+	const char *command = argv[1];
+	if (strcmp(command, "replay") == 0)
+		return replay_command(app, prog, argc - 2, argv + 2);
+	if (strcmp(command, "describe") == 0) {
+		if (argc > 2)
+			return usage_error(prog, "", "describe takes no arguments, got '%s'", argv[2]);
+		describe(stdout, app);
+		return fflush(stdout) == 0 ? STOAT_EXIT_OK : STOAT_EXIT_IO;
+	}
+	if (strcmp(command, "run") == 0) {
+		/* Placeholder: the Kafka driver (librdkafka consumer group and
+		 * producer) arrives in a later issue and will be dispatched here. */
+		fprintf(stderr, "%s: error: the Kafka driver is not available in this build yet\n", prog);
+		return STOAT_EXIT_USAGE;
+	}
+	if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 || strcmp(command, "help") == 0) {
+		usage(stdout, prog, app);
+		return STOAT_EXIT_OK;
+	}
+	if (strcmp(command, "--version") == 0) {
+		printf("%s (stoat runtime %s)\n", app->app_id, STOAT_VERSION);
+		return STOAT_EXIT_OK;
+	}
+	return usage_error(prog, "", "unknown command '%s'", command);
+}

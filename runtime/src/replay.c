@@ -1,0 +1,1032 @@
+/*
+ * replay.c - the replay driver: reads records from JSON-lines files, feeds
+ * them to the pipelines in timestamp order across files, and writes the
+ * emitted records as JSON lines.  It is the test driver and the
+ * micro-benchmark harness, so the per-record path avoids allocation: input
+ * files are mapped (or read) whole, envelopes are parsed in place with
+ * slices into the file, and decoded data lives in arenas reset per batch.
+ * The format is documented in docs/replay-format.md.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "internal.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Output is handed to stdio in pieces of about this size. */
+#define REPLAY_OUTPUT_CHUNK ((size_t)1 << 20)
+
+/* ------------------------------------------------------------------ */
+/* A map from 64-bit keys to offsets (per topic-partition counters)    */
+/* ------------------------------------------------------------------ */
+
+typedef struct offset_slot {
+	uint64_t key;
+	int64_t next; /* the next offset to hand out */
+	bool used;
+} offset_slot;
+
+/* Open addressing, power-of-two capacity, never more than half full. */
+typedef struct offset_map {
+	offset_slot *slots;
+	size_t cap;
+	size_t count;
+} offset_map;
+
+/* A 64-bit mixer (splitmix64's finaliser) for spreading keys. */
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9u;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebu;
+	x ^= x >> 31;
+	return x;
+}
+
+/* Aborts on out-of-memory: the driver cannot go on without its tables. */
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (p == NULL) {
+		fprintf(stderr, "stoat: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+/* The counter for key, created at 0 when new.  Grows by doubling; that
+ * happens once per new topic-partition, never per record. */
+static int64_t *offset_map_get(offset_map *m, uint64_t key)
+{
+	if (m->count * 2 >= m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64;
+		offset_slot *slots = xcalloc(cap, sizeof *slots);
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->slots[i].used)
+				continue;
+			size_t k = mix64(m->slots[i].key) & (cap - 1);
+			while (slots[k].used)
+				k = (k + 1) & (cap - 1);
+			slots[k] = m->slots[i];
+		}
+		free(m->slots);
+		m->slots = slots;
+		m->cap = cap;
+	}
+	size_t k = mix64(key) & (m->cap - 1);
+	while (m->slots[k].used) {
+		if (m->slots[k].key == key)
+			return &m->slots[k].next;
+		k = (k + 1) & (m->cap - 1);
+	}
+	m->slots[k].used = true;
+	m->slots[k].key = key;
+	m->slots[k].next = 0;
+	m->count++;
+	return &m->slots[k].next;
+}
+
+/* Combines a table index and a partition into one map key. */
+static uint64_t partition_key(size_t index, int32_t partition)
+{
+	return (uint64_t)index << 32 | (uint32_t)partition;
+}
+
+/* ------------------------------------------------------------------ */
+/* Driver state                                                        */
+/* ------------------------------------------------------------------ */
+
+/* An output topic: the sinks' topics and every per-record topic seen. */
+typedef struct out_topic {
+	char *name;
+	size_t len;
+	int32_t partitions;
+} out_topic;
+
+/* One input file, read as a queue of records; its head is parsed ahead. */
+typedef struct replay_input {
+	const char *path;
+	const char *data;
+	size_t size;
+	bool mapped; /* data is mmap'd (else malloc'd) */
+	size_t next_line;      /* byte offset of the line after the head */
+	uint64_t next_line_no; /* its line number */
+	stoat_ctx pcx;         /* parse context: arena for decoded envelope bytes */
+	bool has_head;
+	stoat_msg head;
+	size_t head_source;
+	bool head_offset_given;
+	stoat_str head_line;
+	uint64_t head_line_no;
+	stoat_str cached_topic; /* topic lookup cache: last topic seen ... */
+	size_t cached_source;   /* ... and the source that reads it */
+} replay_input;
+
+struct stoat_replay {
+	stoat_driver driver;
+	const stoat_app *app;
+	const stoat_replay_options *opt;
+	replay_input *inputs;
+	size_t input_count;
+	stoat_ctx *tasks; /* one per source */
+	stoat_msg *batch;
+	offset_map in_offsets;  /* (source, partition) -> next default offset */
+	offset_map out_offsets; /* (out topic, partition) -> next offset */
+	out_topic *topics;
+	size_t topic_count, topic_cap;
+	size_t *topic_index; /* hash index into topics, SIZE_MAX empty */
+	size_t topic_index_cap;
+	size_t *sink_topic; /* per sink: index into topics, SIZE_MAX: per record */
+	stoat_buf out;
+	FILE *out_file;
+	const char *out_name;
+	stoat_ctx check_cx; /* scratch context for validating JSON output */
+};
+
+/* Sets up a context for a task or a parser. */
+static void ctx_init(stoat_ctx *cx, const stoat_app *app, stoat_driver *d)
+{
+	memset(cx, 0, sizeof *cx);
+	stoat_arena_init(&cx->arena);
+	stoat_buf_init(&cx->key_buf);
+	stoat_buf_init(&cx->value_buf);
+	cx->app = app;
+	cx->driver = d;
+}
+
+/* Frees what a context owns. */
+static void ctx_free(stoat_ctx *cx)
+{
+	stoat_arena_free(&cx->arena);
+	stoat_buf_free(&cx->key_buf);
+	stoat_buf_free(&cx->value_buf);
+}
+
+/* FNV-1a, for the topic-name index. */
+static uint64_t fnv1a(stoat_str s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	for (size_t i = 0; i < s.len; i++) {
+		h ^= (unsigned char)s.ptr[i];
+		h *= 0x100000001b3u;
+	}
+	return h;
+}
+
+/* The partition count given for topic with --partitions, else 1. */
+static int32_t configured_partitions(const stoat_replay *r, stoat_str topic)
+{
+	for (size_t i = 0; i < r->opt->partition_count; i++) {
+		const char *t = r->opt->partitions[i].topic;
+		if (strlen(t) == topic.len && memcmp(t, topic.ptr, topic.len) == 0)
+			return r->opt->partitions[i].partitions;
+	}
+	return 1;
+}
+
+/* Puts topic index i into the hash index. */
+static void topic_index_insert(stoat_replay *r, size_t i)
+{
+	size_t mask = r->topic_index_cap - 1;
+	size_t k = fnv1a((stoat_str){ r->topics[i].name, r->topics[i].len }) & mask;
+	while (r->topic_index[k] != SIZE_MAX)
+		k = (k + 1) & mask;
+	r->topic_index[k] = i;
+}
+
+/*
+ * The index of output topic `name`, added (with a copy of the name) the
+ * first time it is seen.  Adding happens once per topic, not per record.
+ */
+static size_t topic_lookup(stoat_replay *r, stoat_str name)
+{
+	if (r->topic_index_cap) {
+		size_t mask = r->topic_index_cap - 1;
+		size_t k = fnv1a(name) & mask;
+		while (r->topic_index[k] != SIZE_MAX) {
+			const out_topic *t = &r->topics[r->topic_index[k]];
+			if (t->len == name.len && memcmp(t->name, name.ptr, name.len) == 0)
+				return r->topic_index[k];
+			k = (k + 1) & mask;
+		}
+	}
+	if (r->topic_count == r->topic_cap) {
+		r->topic_cap = r->topic_cap ? r->topic_cap * 2 : 16;
+		out_topic *topics = realloc(r->topics, r->topic_cap * sizeof *topics);
+		if (topics == NULL) {
+			fprintf(stderr, "stoat: out of memory\n");
+			abort();
+		}
+		r->topics = topics;
+	}
+	size_t i = r->topic_count++;
+	out_topic *t = &r->topics[i];
+	t->name = xcalloc(name.len + 1, 1);
+	memcpy(t->name, name.ptr, name.len);
+	t->len = name.len;
+	t->partitions = configured_partitions(r, name);
+	if (r->topic_count * 2 > r->topic_index_cap) {
+		free(r->topic_index);
+		r->topic_index_cap = r->topic_index_cap ? r->topic_index_cap * 2 : 64;
+		r->topic_index = malloc(r->topic_index_cap * sizeof *r->topic_index);
+		if (r->topic_index == NULL) {
+			fprintf(stderr, "stoat: out of memory\n");
+			abort();
+		}
+		for (size_t k = 0; k < r->topic_index_cap; k++)
+			r->topic_index[k] = SIZE_MAX;
+		for (size_t k = 0; k < r->topic_count; k++)
+			topic_index_insert(r, k);
+	} else {
+		topic_index_insert(r, i);
+	}
+	return i;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Hands the buffered output to stdio. */
+static void output_flush(stoat_replay *r)
+{
+	if (r->out.len) {
+		fwrite(r->out.data, 1, r->out.len, r->out_file);
+		r->out.len = 0;
+	}
+}
+
+/* True when bytes form exactly one JSON value (whitespace around allowed). */
+static bool json_valid(stoat_replay *r, stoat_str bytes)
+{
+	stoat_json j;
+	r->check_cx.error = false;
+	stoat_json_init(&j, &r->check_cx, bytes);
+	return stoat_json_skip(&j) && stoat_json_end(&j);
+}
+
+/* Writes ,"<field>_base64":"..." for bytes JSON cannot show as they are. */
+static void put_base64_field(stoat_buf *b, const char *field, stoat_str bytes)
+{
+	stoat_buf_lit(b, ",\"");
+	stoat_buf_put(b, field, strlen(field));
+	stoat_buf_lit(b, "_base64\":\"");
+	stoat_base64_encode(b, bytes);
+	stoat_buf_putc(b, '"');
+}
+
+/* Writes ,"<field>":<JSON string>, or the base64 field if not UTF-8. */
+static void put_string_field(stoat_buf *b, const char *field, stoat_str bytes)
+{
+	if (!stoat_utf8_valid(bytes)) {
+		put_base64_field(b, field, bytes);
+		return;
+	}
+	stoat_buf_lit(b, ",\"");
+	stoat_buf_put(b, field, strlen(field));
+	stoat_buf_lit(b, "\":");
+	stoat_buf_put_json_str(b, bytes);
+}
+
+/* Writes ,"<field>": and returns the buffer for the value. */
+static void put_field_name(stoat_buf *b, const char *field)
+{
+	stoat_buf_lit(b, ",\"");
+	stoat_buf_put(b, field, strlen(field));
+	stoat_buf_lit(b, "\":");
+}
+
+/*
+ * Writes a key or value as its sink format presents it: JSON text embedded
+ * raw, numbers decoded, text as a string.  Bytes that do not fit their
+ * format (wrong length, invalid JSON or UTF-8) are written so that nothing
+ * is lost: as a string when UTF-8, else as "<field>_base64".
+ */
+static void put_payload(stoat_replay *r, const char *field, stoat_format format, stoat_str bytes)
+{
+	stoat_buf *b = &r->out;
+	if (bytes.ptr == NULL) {
+		put_field_name(b, field);
+		stoat_buf_lit(b, "null");
+		return;
+	}
+	switch (format) {
+	case STOAT_FMT_TEXT:
+	case STOAT_FMT_BYTES:
+		put_string_field(b, field, bytes);
+		return;
+	case STOAT_FMT_JSON:
+		if (!json_valid(r, bytes))
+			break;
+		put_field_name(b, field);
+		/* Newlines can only be whitespace in valid JSON; keep one line. */
+		if (memchr(bytes.ptr, '\n', bytes.len) || memchr(bytes.ptr, '\r', bytes.len)) {
+			stoat_buf_reserve(b, bytes.len);
+			for (size_t i = 0; i < bytes.len; i++) {
+				char c = bytes.ptr[i];
+				b->data[b->len++] = c == '\n' || c == '\r' ? ' ' : c;
+			}
+		} else {
+			stoat_buf_put(b, bytes.ptr, bytes.len);
+		}
+		return;
+	case STOAT_FMT_I32:
+		if (bytes.len != 4)
+			break;
+		{
+			int32_t v;
+			bool ok = stoat_decode_be32(&r->check_cx, bytes, &v);
+			assert(ok);
+			(void)ok;
+			put_field_name(b, field);
+			stoat_buf_put_i64(b, v);
+		}
+		return;
+	case STOAT_FMT_I64:
+		if (bytes.len != 8)
+			break;
+		{
+			int64_t v;
+			bool ok = stoat_decode_be64(&r->check_cx, bytes, &v);
+			assert(ok);
+			(void)ok;
+			put_field_name(b, field);
+			stoat_buf_put_i64(b, v);
+		}
+		return;
+	case STOAT_FMT_F64:
+		if (bytes.len != 8)
+			break;
+		{
+			double v;
+			char text[32];
+			bool ok = stoat_decode_be_f64(&r->check_cx, bytes, &v);
+			assert(ok);
+			(void)ok;
+			size_t n = stoat_format_f64(text, v);
+			if (n == 0)
+				break; /* NaN or infinity */
+			put_field_name(b, field);
+			stoat_buf_put(b, text, n);
+		}
+		return;
+	}
+	put_string_field(b, field, bytes);
+}
+
+/*
+ * The replay half of stoat_emit: picks the partition as Kafka's default
+ * partitioner would, numbers the record, and appends its JSON line.
+ */
+void stoat_replay_emit(stoat_replay *r, stoat_ctx *cx, int sink, stoat_str topic, stoat_str key,
+		       stoat_str value)
+{
+	size_t ti = topic.ptr ? topic_lookup(r, topic) : r->sink_topic[sink];
+	assert(ti < r->topic_count);
+	const out_topic *t = &r->topics[ti];
+	const stoat_msg *m = cx->msg;
+	int32_t partition = key.ptr ? stoat_partition_for_key(key, t->partitions)
+				    : m->partition % t->partitions;
+	int64_t *next = offset_map_get(&r->out_offsets, partition_key(ti, partition));
+	int64_t offset = (*next)++;
+	const stoat_sink *s = &r->app->sinks[sink];
+
+	stoat_buf *b = &r->out;
+	stoat_buf_lit(b, "{\"topic\":");
+	stoat_buf_put_json_str(b, (stoat_str){ t->name, t->len });
+	stoat_buf_lit(b, ",\"partition\":");
+	stoat_buf_put_i64(b, partition);
+	stoat_buf_lit(b, ",\"offset\":");
+	stoat_buf_put_i64(b, offset);
+	stoat_buf_lit(b, ",\"timestamp\":");
+	stoat_buf_put_i64(b, m->timestamp);
+	put_payload(r, "key", s->key_format, key);
+	put_payload(r, "value", s->value_format, value);
+	if (m->header_count) {
+		stoat_buf_lit(b, ",\"headers\":{");
+		for (size_t i = 0; i < m->header_count; i++) {
+			if (i)
+				stoat_buf_putc(b, ',');
+			stoat_buf_put_json_str(b, m->headers[i].key);
+			stoat_buf_putc(b, ':');
+			if (m->headers[i].value.ptr)
+				stoat_buf_put_json_str(b, m->headers[i].value);
+			else
+				stoat_buf_lit(b, "null");
+		}
+		stoat_buf_putc(b, '}');
+	}
+	stoat_buf_lit(b, "}\n");
+	if (b->len >= REPLAY_OUTPUT_CHUNK)
+		output_flush(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Input                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Maps (or, for pipes and stdin, reads) a whole input file. */
+static bool input_open(replay_input *in)
+{
+	bool is_stdin = strcmp(in->path, "-") == 0;
+	int fd = is_stdin ? 0 : open(in->path, O_RDONLY);
+	if (fd < 0) {
+		fprintf(stderr, "%s: error: cannot open: %s\n", in->path, strerror(errno));
+		return false;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		fprintf(stderr, "%s: error: cannot stat: %s\n", in->path, strerror(errno));
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "%s: error: is a directory\n", in->path);
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			in->data = p;
+			in->size = (size_t)st.st_size;
+			in->mapped = true;
+			if (!is_stdin)
+				close(fd);
+			return true;
+		}
+	}
+	/* Not mappable: read it whole. */
+	size_t cap = 65536, len = 0;
+	char *buf = malloc(cap);
+	if (buf == NULL) {
+		fprintf(stderr, "stoat: out of memory\n");
+		abort();
+	}
+	for (;;) {
+		if (len == cap) {
+			cap *= 2;
+			char *grown = realloc(buf, cap);
+			if (grown == NULL) {
+				fprintf(stderr, "stoat: out of memory\n");
+				abort();
+			}
+			buf = grown;
+		}
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "%s: error: cannot read: %s\n", in->path, strerror(errno));
+			free(buf);
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	in->data = buf;
+	in->size = len;
+	in->mapped = false;
+	if (!is_stdin)
+		close(fd);
+	return true;
+fail:
+	if (!is_stdin)
+		close(fd);
+	return false;
+}
+
+/* Unmaps or frees an input's bytes. */
+static void input_close(replay_input *in)
+{
+	if (in->mapped)
+		munmap((void *)in->data, in->size);
+	else
+		free((void *)in->data);
+	in->data = NULL;
+}
+
+/* The envelope fields, as bits for duplicate detection. */
+enum {
+	F_TOPIC = 1 << 0,
+	F_PARTITION = 1 << 1,
+	F_OFFSET = 1 << 2,
+	F_TIMESTAMP = 1 << 3,
+	F_KEY = 1 << 4,
+	F_VALUE = 1 << 5,
+	F_KEY_BASE64 = 1 << 6,
+	F_VALUE_BASE64 = 1 << 7,
+	F_HEADERS = 1 << 8,
+};
+
+/* Where a key or value was found in the line, before its topic is known. */
+typedef struct payload_span {
+	const char *at; /* start of the JSON value; NULL: not given */
+	stoat_str base64_bytes; /* decoded "<field>_base64", if that was given */
+	bool from_base64;
+} payload_span;
+
+/* Reads "<field>_base64": a base64 string (or null) decoded into the arena. */
+static bool parse_base64_field(stoat_json *j, const char *field, payload_span *span)
+{
+	span->from_base64 = true;
+	if (stoat_json_null(j)) {
+		span->base64_bytes = (stoat_str){ NULL, 0 };
+		return true;
+	}
+	stoat_str text;
+	if (!stoat_json_string(j, &text))
+		return false;
+	char *out = stoat_arena_alloc(&j->cx->arena, text.len / 4 * 3 + 3);
+	size_t n;
+	if (!stoat_base64_decode(text, out, &n)) {
+		stoat_error(j->cx, "\"%s_base64\" is not valid base64", field);
+		return false;
+	}
+	span->base64_bytes = (stoat_str){ out, n };
+	return true;
+}
+
+/*
+ * Turns the JSON value of "key" or "value" into the bytes a Kafka record
+ * would hold, per the reading source's format: null stays null, a string
+ * is its UTF-8 bytes, JSON format takes other values' raw text, numeric
+ * formats encode numbers big-endian.
+ */
+static bool convert_payload(stoat_ctx *pcx, stoat_str line, const char *field, stoat_format format,
+			    const payload_span *span, stoat_str *out)
+{
+	if (span->from_base64) {
+		*out = span->base64_bytes;
+		return true;
+	}
+	if (span->at == NULL) {
+		*out = (stoat_str){ NULL, 0 };
+		return true;
+	}
+	stoat_json j;
+	stoat_json_init(&j, pcx, line);
+	j.p = span->at;
+	if (stoat_json_null(&j)) {
+		*out = (stoat_str){ NULL, 0 };
+		return true;
+	}
+	if (*j.p == '"')
+		return stoat_json_string(&j, out);
+	bool is_number = *j.p == '-' || (*j.p >= '0' && *j.p <= '9');
+	switch (format) {
+	case STOAT_FMT_JSON: {
+		bool ok = stoat_json_skip(&j);
+		assert(ok); /* validated when the line was read */
+		(void)ok;
+		*out = (stoat_str){ span->at, (size_t)(j.p - span->at) };
+		return true;
+	}
+	case STOAT_FMT_I32:
+	case STOAT_FMT_I64:
+	case STOAT_FMT_F64:
+		if (!is_number)
+			break;
+		{
+			char *bytes;
+			if (format == STOAT_FMT_I32) {
+				int32_t v;
+				if (!stoat_json_i32(&j, &v))
+					return false;
+				bytes = stoat_arena_alloc(&pcx->arena, 4);
+				uint32_t u = (uint32_t)v;
+				for (int i = 0; i < 4; i++)
+					bytes[i] = (char)(u >> (24 - 8 * i));
+				*out = (stoat_str){ bytes, 4 };
+			} else {
+				uint64_t u;
+				if (format == STOAT_FMT_I64) {
+					int64_t v;
+					if (!stoat_json_i64(&j, &v))
+						return false;
+					u = (uint64_t)v;
+				} else {
+					double v;
+					if (!stoat_json_f64(&j, &v))
+						return false;
+					memcpy(&u, &v, sizeof u);
+				}
+				bytes = stoat_arena_alloc(&pcx->arena, 8);
+				for (int i = 0; i < 8; i++)
+					bytes[i] = (char)(u >> (56 - 8 * i));
+				*out = (stoat_str){ bytes, 8 };
+			}
+			return true;
+		}
+	case STOAT_FMT_TEXT:
+	case STOAT_FMT_BYTES:
+		break;
+	}
+	stoat_error(pcx, "\"%s\" must be %s or null for its source's %s format", field,
+		    format == STOAT_FMT_TEXT || format == STOAT_FMT_BYTES ? "a string"
+		    : format == STOAT_FMT_JSON                        ? "a JSON value"
+									      : "a number, a string",
+		    stoat_format_name(format));
+	return false;
+}
+
+/* The source reading topic, or SIZE_MAX. */
+static size_t source_for_topic(const stoat_app *app, stoat_str topic)
+{
+	for (size_t i = 0; i < app->source_count; i++) {
+		const char *t = app->sources[i].topic;
+		if (strlen(t) == topic.len && memcmp(t, topic.ptr, topic.len) == 0)
+			return i;
+	}
+	return SIZE_MAX;
+}
+
+/* Reads the "headers" object: names to strings or null, order kept. */
+static bool parse_headers(stoat_json *j, stoat_msg *m)
+{
+	stoat_vec headers = { 0 };
+	bool first = true;
+	stoat_str name;
+	if (!stoat_json_object_begin(j))
+		return false;
+	while (stoat_json_object_next(j, &first, &name)) {
+		stoat_header *h = stoat_vec_push(&j->cx->arena, &headers, sizeof(stoat_header));
+		h->key = name;
+		if (stoat_json_null(j)) {
+			h->value = (stoat_str){ NULL, 0 };
+		} else if (!stoat_json_string(j, &h->value)) {
+			stoat_error(j->cx, "header values must be strings or null");
+			return false;
+		}
+	}
+	if (j->cx->error)
+		return false;
+	m->headers = headers.data;
+	m->header_count = headers.len;
+	return true;
+}
+
+/*
+ * Parses one envelope line into in->head (slices into the line, decoded
+ * bytes in in->pcx's arena).  On failure the message is in
+ * in->pcx.error_message.  Parsing is pure: parsing the same line again
+ * after an arena reset gives the same record.
+ */
+static bool parse_envelope(const stoat_replay *r, replay_input *in, stoat_str line)
+{
+	stoat_ctx *pcx = &in->pcx;
+	pcx->error = false;
+	stoat_msg m = { 0 };
+	stoat_str topic = { NULL, 0 };
+	payload_span key = { 0 }, value = { 0 };
+	unsigned seen = 0;
+	stoat_json j;
+	stoat_json_init(&j, pcx, line);
+	bool first = true;
+	stoat_str name;
+	if (!stoat_json_object_begin(&j))
+		return false;
+	while (stoat_json_object_next(&j, &first, &name)) {
+		unsigned bit;
+		bool ok;
+		stoat_json_ws(&j);
+		if (stoat_str_eq(name, STOAT_STR_LIT("topic"))) {
+			bit = F_TOPIC;
+			ok = stoat_json_string(&j, &topic);
+		} else if (stoat_str_eq(name, STOAT_STR_LIT("partition"))) {
+			bit = F_PARTITION;
+			ok = stoat_json_i32(&j, &m.partition);
+			if (ok && m.partition < 0) {
+				stoat_error(pcx, "\"partition\" must not be negative");
+				return false;
+			}
+		} else if (stoat_str_eq(name, STOAT_STR_LIT("offset"))) {
+			bit = F_OFFSET;
+			ok = stoat_json_i64(&j, &m.offset);
+			if (ok && m.offset < 0) {
+				stoat_error(pcx, "\"offset\" must not be negative");
+				return false;
+			}
+		} else if (stoat_str_eq(name, STOAT_STR_LIT("timestamp"))) {
+			bit = F_TIMESTAMP;
+			ok = stoat_json_i64(&j, &m.timestamp);
+		} else if (stoat_str_eq(name, STOAT_STR_LIT("key"))) {
+			bit = F_KEY;
+			key.at = j.p;
+			ok = stoat_json_skip(&j);
+		} else if (stoat_str_eq(name, STOAT_STR_LIT("value"))) {
+			bit = F_VALUE;
+			value.at = j.p;
+			ok = stoat_json_skip(&j);
+		} else if (stoat_str_eq(name, STOAT_STR_LIT("key_base64"))) {
+			bit = F_KEY_BASE64;
+			ok = parse_base64_field(&j, "key", &key);
+		} else if (stoat_str_eq(name, STOAT_STR_LIT("value_base64"))) {
+			bit = F_VALUE_BASE64;
+			ok = parse_base64_field(&j, "value", &value);
+		} else if (stoat_str_eq(name, STOAT_STR_LIT("headers"))) {
+			bit = F_HEADERS;
+			ok = parse_headers(&j, &m);
+		} else {
+			int shown = name.len > 60 ? 60 : (int)name.len;
+			stoat_error(pcx,
+				    "unknown field \"%.*s\" (expected topic, partition, offset, timestamp, "
+				    "key, value, key_base64, value_base64, headers)",
+				    shown, name.ptr);
+			return false;
+		}
+		if (!ok)
+			return false;
+		if (seen & bit) {
+			int shown = name.len > 60 ? 60 : (int)name.len;
+			stoat_error(pcx, "field \"%.*s\" given twice", shown, name.ptr);
+			return false;
+		}
+		seen |= bit;
+	}
+	if (pcx->error || !stoat_json_end(&j))
+		return false;
+	if (!(seen & F_TOPIC)) {
+		stoat_error(pcx, "missing field \"topic\"");
+		return false;
+	}
+	if ((seen & F_KEY) && (seen & F_KEY_BASE64)) {
+		stoat_error(pcx, "give \"key\" or \"key_base64\", not both");
+		return false;
+	}
+	if ((seen & F_VALUE) && (seen & F_VALUE_BASE64)) {
+		stoat_error(pcx, "give \"value\" or \"value_base64\", not both");
+		return false;
+	}
+
+	size_t source;
+	if (in->cached_topic.ptr && stoat_str_eq(in->cached_topic, topic)) {
+		source = in->cached_source;
+	} else {
+		source = source_for_topic(r->app, topic);
+		if (source == SIZE_MAX) {
+			int shown = topic.len > 100 ? 100 : (int)topic.len;
+			stoat_error(pcx, "no source of application %s reads topic \"%.*s\"", r->app->app_id,
+				    shown, topic.ptr);
+			return false;
+		}
+		/* The cache must not point into the arena, which is reset. */
+		in->cached_topic = (stoat_str){ r->app->sources[source].topic, topic.len };
+		in->cached_source = source;
+	}
+	const stoat_source *src = &r->app->sources[source];
+	if (!convert_payload(pcx, line, "key", src->key_format, &key, &m.key) ||
+	    !convert_payload(pcx, line, "value", src->value_format, &value, &m.value))
+		return false;
+	in->head = m;
+	in->head_source = source;
+	in->head_offset_given = (seen & F_OFFSET) != 0;
+	return true;
+}
+
+/* True when the line holds only JSON whitespace. */
+static bool line_blank(stoat_str line)
+{
+	for (size_t i = 0; i < line.len; i++) {
+		char c = line.ptr[i];
+		if (c != ' ' && c != '\t' && c != '\r')
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Parses the next record of `in` into its head (has_head false at the end
+ * of the file).  Prints "<file>:<line>: error: ..." and returns false for a
+ * malformed line.
+ */
+static bool input_advance(const stoat_replay *r, replay_input *in)
+{
+	in->has_head = false;
+	while (in->next_line < in->size) {
+		const char *start = in->data + in->next_line;
+		size_t left = in->size - in->next_line;
+		const char *nl = memchr(start, '\n', left);
+		size_t len = nl ? (size_t)(nl - start) : left;
+		in->next_line += nl ? len + 1 : len;
+		uint64_t line_no = in->next_line_no++;
+		stoat_str line = { start, len };
+		if (len && start[len - 1] == '\r')
+			line.len--;
+		if (line_blank(line))
+			continue;
+		if (!parse_envelope(r, in, line)) {
+			fprintf(stderr, "%s:%" PRIu64 ": error: %s\n", in->path, line_no,
+				in->pcx.error_message);
+			return false;
+		}
+		in->head_line = line;
+		in->head_line_no = line_no;
+		in->has_head = true;
+		return true;
+	}
+	return true;
+}
+
+/* The input whose head record comes next: smallest timestamp, ties to the
+ * earlier file on the command line.  NULL when all are exhausted. */
+static replay_input *next_input(stoat_replay *r)
+{
+	replay_input *best = NULL;
+	for (size_t i = 0; i < r->input_count; i++) {
+		replay_input *in = &r->inputs[i];
+		if (in->has_head && (best == NULL || in->head.timestamp < best->head.timestamp))
+			best = in;
+	}
+	return best;
+}
+
+/* Removes the head record of `in` for processing, numbering it if the line
+ * gave no offset. */
+static stoat_msg take_head(stoat_replay *r, replay_input *in)
+{
+	stoat_msg m = in->head;
+	int64_t *next = offset_map_get(&r->in_offsets, partition_key(in->head_source, m.partition));
+	if (!in->head_offset_given)
+		m.offset = *next;
+	*next = m.offset + 1;
+	return m;
+}
+
+/* Sums the counters of every task. */
+static stoat_counters total_counters(const stoat_replay *r)
+{
+	stoat_counters t = { 0 };
+	for (size_t i = 0; i < r->app->source_count; i++) {
+		const stoat_counters *c = &r->tasks[i].counters;
+		t.records_in += c->records_in;
+		t.records_out += c->records_out;
+		t.records_failed += c->records_failed;
+		t.records_skipped += c->records_skipped;
+	}
+	return t;
+}
+
+/*
+ * The main loop: repeatedly take a batch (consecutive records from one file
+ * and one topic-partition, in merged timestamp order), run its source's
+ * pipeline, and reset the arenas.  Returns the exit status.
+ */
+static int replay_loop(stoat_replay *r)
+{
+	for (size_t i = 0; i < r->input_count; i++) {
+		if (!input_advance(r, &r->inputs[i]))
+			return STOAT_EXIT_IO;
+	}
+	replay_input *in;
+	while ((in = next_input(r)) != NULL) {
+		size_t source = in->head_source;
+		int32_t partition = in->head.partition;
+		size_t n = 0;
+		do {
+			r->batch[n++] = take_head(r, in);
+			if (!input_advance(r, in))
+				return STOAT_EXIT_IO;
+		} while (n < r->opt->batch_max && next_input(r) == in && in->head_source == source &&
+			 in->head.partition == partition);
+
+		stoat_ctx *cx = &r->tasks[source];
+		cx->source = &r->app->sources[source];
+		cx->msg = NULL;
+		cx->error = false;
+		cx->source->pipeline(cx, r->batch, n);
+		cx->msg = NULL;
+		stoat_arena_reset(&cx->arena);
+
+		/* The batch's envelope data goes; the lookahead head is parsed
+		 * again into the fresh arena (it parsed before, so it will). */
+		stoat_arena_reset(&in->pcx.arena);
+		if (in->has_head) {
+			bool ok = parse_envelope(r, in, in->head_line);
+			assert(ok);
+			(void)ok;
+		}
+		if (cx->stopped)
+			return STOAT_EXIT_RECORD_FAILED;
+	}
+	return STOAT_EXIT_OK;
+}
+
+/* Checks the application table before anything runs. */
+static bool app_valid(const stoat_app *app)
+{
+	if (app->source_count == 0) {
+		fprintf(stderr, "%s: error: the application has no sources\n", app->app_id);
+		return false;
+	}
+	for (size_t i = 0; i < app->source_count; i++) {
+		if (app->sources[i].topic == NULL || app->sources[i].pipeline == NULL) {
+			fprintf(stderr, "%s: error: source %zu has no topic or pipeline\n", app->app_id, i);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Runs the replay driver with parsed options; returns the exit status. */
+int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
+{
+	assert(opt->batch_max > 0);
+	if (!app_valid(app))
+		return STOAT_EXIT_USAGE;
+	stoat_replay *r = xcalloc(1, sizeof *r);
+	r->driver.kind = STOAT_DRIVER_REPLAY;
+	r->driver.app = app;
+	r->driver.policy_override = opt->policy_override;
+	r->driver.replay = r;
+	r->app = app;
+	r->opt = opt;
+	stoat_buf_init(&r->out);
+	ctx_init(&r->check_cx, app, &r->driver);
+	r->tasks = xcalloc(app->source_count, sizeof *r->tasks);
+	for (size_t i = 0; i < app->source_count; i++) {
+		ctx_init(&r->tasks[i], app, &r->driver);
+		r->tasks[i].source = &app->sources[i];
+	}
+	r->batch = xcalloc(opt->batch_max, sizeof *r->batch);
+	r->sink_topic = xcalloc(app->sink_count, sizeof *r->sink_topic);
+	for (size_t i = 0; i < app->sink_count; i++) {
+		const char *t = app->sinks[i].topic;
+		r->sink_topic[i] = t ? topic_lookup(r, (stoat_str){ t, strlen(t) }) : SIZE_MAX;
+	}
+	r->input_count = opt->input_count;
+	r->inputs = xcalloc(opt->input_count, sizeof *r->inputs);
+
+	int status = STOAT_EXIT_OK;
+	size_t opened = 0;
+	for (; opened < opt->input_count; opened++) {
+		replay_input *in = &r->inputs[opened];
+		in->path = opt->inputs[opened];
+		in->next_line_no = 1;
+		ctx_init(&in->pcx, app, &r->driver);
+		if (!input_open(in)) {
+			ctx_free(&in->pcx);
+			status = STOAT_EXIT_IO;
+			break;
+		}
+	}
+	if (status == STOAT_EXIT_OK) {
+		if (opt->output_path) {
+			r->out_file = fopen(opt->output_path, "w");
+			r->out_name = opt->output_path;
+			if (r->out_file == NULL) {
+				fprintf(stderr, "%s: error: cannot open for writing: %s\n", opt->output_path,
+					strerror(errno));
+				status = STOAT_EXIT_IO;
+			}
+		} else {
+			r->out_file = stdout;
+			r->out_name = "standard output";
+		}
+	}
+	if (status == STOAT_EXIT_OK) {
+		status = replay_loop(r);
+		output_flush(r);
+		bool write_failed = fflush(r->out_file) != 0 || ferror(r->out_file);
+		if (r->out_file != stdout && fclose(r->out_file) != 0)
+			write_failed = true;
+		if (write_failed) {
+			fprintf(stderr, "%s: error: cannot write %s: %s\n", app->app_id, r->out_name,
+				strerror(errno));
+			status = STOAT_EXIT_IO;
+		}
+		stoat_counters total = total_counters(r);
+		if (opt->stats || status == STOAT_EXIT_RECORD_FAILED || r->driver.skip_warnings_hidden)
+			stoat_print_summary(stderr, &r->driver, &total);
+	}
+
+	for (size_t i = 0; i < opened; i++) {
+		input_close(&r->inputs[i]);
+		ctx_free(&r->inputs[i].pcx);
+	}
+	for (size_t i = 0; i < app->source_count; i++)
+		ctx_free(&r->tasks[i]);
+	ctx_free(&r->check_cx);
+	for (size_t i = 0; i < r->topic_count; i++)
+		free(r->topics[i].name);
+	free(r->topics);
+	free(r->topic_index);
+	free(r->sink_topic);
+	free(r->batch);
+	free(r->inputs);
+	free(r->tasks);
+	free(r->in_offsets.slots);
+	free(r->out_offsets.slots);
+	stoat_buf_free(&r->out);
+	free(r);
+	return status;
+}
