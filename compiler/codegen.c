@@ -556,6 +556,8 @@ static char *emit_expr(Gen *g, Node *e)
 		return hoist(g, e->type, xasprintf("%s(cx, %s, %s)", fn, a, i), true);
 	}
 	case N_CALL: {
+		if (e->op == 1) /* built-in len of an array */
+			return xasprintf("(int64_t)%s.len", emit_expr(g, e->list));
 		Node *d = e->decl;
 		size_t cap = 128, len = 0;
 		char *s = xmalloc(cap);
@@ -693,6 +695,21 @@ static void emit_children(Gen *g, IrNode *n, const char *k, const char *v)
 	g->tail = tail;
 }
 
+/* c without one pair of enclosing parentheses, for if (...). */
+static char *strip_parens(const char *c)
+{
+	size_t n = strlen(c);
+	if (n < 2 || c[0] != '(' || c[n - 1] != ')')
+		return xstrdup(c);
+	int depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		depth += c[i] == '(' ? 1 : c[i] == ')' ? -1 : 0;
+		if (depth == 0 && i < n - 1)
+			return xstrdup(c);
+	}
+	return xstrndup(c + 1, n - 2);
+}
+
 /* !c, without a double negation when c is already "(!x)". */
 static char *negate(const char *c)
 {
@@ -725,7 +742,7 @@ static void emit_guarded(Gen *g, IrNode *n, const char *cond, const char *k, con
 		emit_children(g, n, k, v);
 		return;
 	}
-	pr(g->out, "if (%s) {\n", cond);
+	pr(g->out, "if (%s) {\n", strip_parens(cond));
 	g->out->indent++;
 	emit_children(g, n, k, v);
 	g->out->indent--;
@@ -872,23 +889,37 @@ static void emit_node(Gen *g, IrNode *n, const char *k, const char *v)
 		for (int i = 0; i < n->nchildren; i++) {
 			IrNode *br = n->children[i];
 			if (!br->lambda) {
-				pr(g->out, "{\n");
-				g->out->indent++;
 				pr(g->out, "/* branch %s (default) */\n", br->name);
 				emit_children(g, br, k, v);
-				g->out->indent--;
-				pr(g->out, "}\n");
 				break;
 			}
 			bind_lambda(br->lambda, k, v);
+			/*
+			 * After "} else {" a condition's statements run only when
+			 * the earlier branches did not match; plain conditions
+			 * chain as "} else if".
+			 */
 			char *c = emit_expr(g, br->lambda->a);
-			pr(g->out, "if (%s) {\n", c);
+			pr(g->out, "if (%s) {\n", strip_parens(c));
 			g->out->indent++;
 			pr(g->out, "/* branch %s (%s:%d) */\n", br->name, br->span.file->path, br->span.line);
 			emit_children(g, br, k, v);
 			g->out->indent--;
 			if (i == n->nchildren - 1) {
 				pr(g->out, "}\n");
+				break;
+			}
+			IrNode *next = n->children[i + 1];
+			char *probe = NULL;
+			if (next->lambda) {
+				/* Peek whether the next condition is a plain expression. */
+				int saved_tmp = g->tmp;
+				bind_lambda(next->lambda, k, v);
+				emit_lazy(g, next->lambda->a, NULL, &probe);
+				g->tmp = saved_tmp;
+			}
+			if (next->lambda && probe && !*probe) {
+				pr(g->out, "} else ");
 			} else {
 				pr(g->out, "} else {\n");
 				g->out->indent++;
@@ -1103,6 +1134,7 @@ static void emit_json_write(Printer *p, Type *t)
 	pr(p, "static bool %s(stoat_ctx *cx, stoat_buf *b, const %s *v)\n{\n", helper_name(H_JSON_WRITE, t, FMT_JSON),
 	   type_c(t));
 	p->indent = 1;
+	pr(p, "(void)cx; /* used only by writers that can fail */\n");
 	switch (t->kind) {
 	case TY_NULLABLE:
 		pr(p, "if (!v->has) {\n\tstoat_buf_lit(b, \"null\");\n\treturn true;\n}\n");
@@ -1133,9 +1165,6 @@ static void emit_json_write(Printer *p, Type *t)
 	default:
 		json_write_value(p, t, "*v", "the value");
 	}
-	bool uses_cx = t->kind == TY_ARRAY || t->kind == TY_RECORD || t->kind == TY_NULLABLE || t->kind == TY_F64;
-	if (!uses_cx)
-		pr(p, "(void)cx;\n");
 	pr(p, "return true;\n");
 	p->indent = 0;
 	pr(p, "}\n\n");

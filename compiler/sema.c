@@ -572,13 +572,29 @@ static Type *check_call(Node *e)
 		return ty_error;
 	}
 	fn->used = true;
-	/* Check arguments once, hinted by the first overload of the right arity. */
+	/* len() of any array is built in: the length is in the array. */
+	if (strcmp(e->name, "len") == 0 && nargs == 1) {
+		Type *t = check_expr(e->list, NULL);
+		if (t->kind == TY_ARRAY) {
+			e->op = 1;
+			return ty_i64;
+		}
+	}
+	/*
+	 * Check arguments once.  With a single candidate of this arity its
+	 * parameter types guide literals (null, [], anonymous records); with
+	 * several, arguments take their natural types so the exact overload wins.
+	 */
 	Node *hint_decl = NULL;
+	int candidates = 0;
 	for (Symbol *o = fn; o; o = o->overload)
 		if (node_list_len(o->decl->list) == nargs) {
-			hint_decl = o->decl;
-			break;
+			if (!hint_decl)
+				hint_decl = o->decl;
+			candidates++;
 		}
+	if (candidates > 1)
+		hint_decl = NULL;
 	Type *argt[16];
 	int i = 0;
 	Node *hp = hint_decl ? hint_decl->list : NULL;
@@ -596,6 +612,8 @@ static Type *check_call(Node *e)
 	for (int k = 0; k < nargs; k++)
 		if (argt[k]->kind == TY_ERROR)
 			return ty_error;
+	/* Pass 0: exact types; pass 1: with widening and literal conversion. */
+	for (int pass = 0; pass < 2; pass++)
 	for (Symbol *o = fn; o; o = o->overload) {
 		Node *d = o->decl;
 		if (node_list_len(d->list) != nargs)
@@ -607,6 +625,10 @@ static Type *check_call(Node *e)
 			Node *arg = e->list;
 			for (int j = 0; j < k; j++)
 				arg = arg->next;
+			if (pass == 0) {
+				ok = at == p->type || (p->type->kind == TY_NULLABLE && (at == p->type->elem || at->kind == TY_NULL));
+				continue;
+			}
 			if (is_int_literal(arg) && type_is_numeric(type_strip(p->type)))
 				continue;
 			ok = assignable(at, p->type);
@@ -677,9 +699,9 @@ static Type *check_binary(Node *e, Type *hint)
 			if (other->kind != TY_NULLABLE) {
 				Node *on = ta->kind == TY_NULL ? e->b : e->a;
 				bool narrowed = on->narrowed;
-				error_hint(on->span, narrowed ? "it was already checked for null" : NULL,
-				           "%s is never null here; comparing it with null is always %s",
-				           type_str(other), op == OP_EQ ? "false" : "true");
+				diag_at(DIAG_WARNING, on->span, narrowed ? "it was already checked for null" : NULL,
+				        "%s is never null here; comparing it with null is always %s",
+				        type_str(other), op == OP_EQ ? "false" : "true");
 			}
 			return ty_bool;
 		}
@@ -1096,7 +1118,6 @@ static Type *check_lambda(Node *lam, Type *key, Type *val, Type *hint, const cha
 	if (lam->kind != N_LAMBDA) {
 		error_hint(lam->span, "write a lambda such as v => ... or (k, v) => ...",
 		           "%s takes a function of the record", opname);
-		check_expr(lam, NULL);
 		return NULL;
 	}
 	int n = node_list_len(lam->list);
@@ -1579,6 +1600,7 @@ bool sema_check(Program *p)
 	locals = NULL;
 	nfacts = 0;
 	int errors_before = diag.errors;
+	(void)errors_before;
 
 	File *files[2] = { p->prelude, p->file };
 	for (int i = 0; i < 2; i++)
@@ -1650,7 +1672,8 @@ bool sema_check(Program *p)
 	}
 
 	Span file_start = { p->file->source, 1, 1, 1, 1 };
-	if (diag.errors == errors_before) {
+	/* Whole-program checks only make sense when everything else is sound. */
+	if (diag.errors == 0) {
 		for (Symbol *s = globals; s; s = s->next)
 			if (s->kind == SYM_STREAM && !s->used && s->ir)
 				warning_at(s->span, "stream '%s' is never used", s->name);
@@ -1660,5 +1683,5 @@ bool sema_check(Program *p)
 			           "the application reads no topic");
 	}
 	ir_assign_subtopologies(topo);
-	return diag.errors == errors_before;
+	return diag.errors == 0;
 }

@@ -537,6 +537,35 @@ Span span_of(ParseState *ps, YYLTYPE loc)
 	return s;
 }
 
+/* The position just after the last non-blank byte before `at`. */
+static Span span_before(SourceFile *src, Span at)
+{
+	Span none = { 0 };
+	const char *p = src->text;
+	int line = 1;
+	while (line < at.line && *p)
+		if (*p++ == '\n')
+			line++;
+	const char *pos = p + (at.col - 1);
+	const char *q = pos;
+	while (q > src->text && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n' || q[-1] == '\r'))
+		q--;
+	if (q == src->text)
+		return none;
+	/* q points just after the previous token: find its line and column. */
+	int l = 1, c = 1;
+	for (const char *r = src->text; r < q; r++) {
+		if (*r == '\n') {
+			l++;
+			c = 1;
+		} else {
+			c++;
+		}
+	}
+	Span s = { src, l, c, l, c };
+	return s;
+}
+
 /* Hints for the most common slips, keyed by what was expected. */
 static const char *syntax_hint(yysymbol_kind_t unexpected, const yysymbol_kind_t *expected, int n)
 {
@@ -549,8 +578,8 @@ static const char *syntax_hint(yysymbol_kind_t unexpected, const yysymbol_kind_t
 		return "lambdas use '=>'; '->' separates key and value types";
 	if (strcmp(found, "\"=\"") == 0 || strcmp(found, "'='") == 0)
 		return "comparison is '=='";
-	if (strcmp(found, "';'") == 0)
-		return "the statement ended early; is an operand missing?";
+	if (strcmp(found, "';'") == 0 || strcmp(found, "')'") == 0 || strcmp(found, "']'") == 0)
+		return "the expression ended early; is an operand missing?";
 	return NULL;
 }
 
@@ -583,7 +612,20 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Pars
 		snprintf(msg + len, sizeof msg - len, "%s",
 		         unexpected == YYSYMBOL_YYEOF ? "end of file" : yysymbol_name(unexpected));
 	const char *hint = syntax_hint(unexpected, expected, n > 0 ? n : 0);
-	diag_at(DIAG_ERROR, SPAN(*yypcontext_location(ctx)), hint, "syntax error: %s", msg);
+	Span at = SPAN(*yypcontext_location(ctx));
+	bool wants_semicolon = false;
+	for (int i = 0; i < n; i++)
+		wants_semicolon |= strcmp(yysymbol_name(expected[i]), "';'") == 0;
+	if (wants_semicolon && n <= 3 && unexpected != YYSYMBOL_YYEOF) {
+		/* Point just after the previous token, where the ';' belongs. */
+		Span prev = span_before(ps->src, at);
+		if (prev.line > 0 && prev.line < at.line) {
+			diag_at(DIAG_ERROR, prev, hint, "syntax error: expected ';' at the end of the line, found %s on the next",
+			        yysymbol_name(unexpected));
+			return 0;
+		}
+	}
+	diag_at(DIAG_ERROR, at, hint, "syntax error: %s", msg);
 	return 0;
 }
 
