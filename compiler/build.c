@@ -44,7 +44,7 @@ static void args_split(Argv *a, const char *s)
 		if (e > s) {
 			char *w = xstrndup(s, (size_t)(e - s));
 			arg(a, w);
-			free(w);
+			xfree(w);
 		}
 		s = e;
 	}

@@ -4,6 +4,7 @@
 #include "diag.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,7 +144,7 @@ SourceFile *source_read(const char *path)
 	int err = ferror(f);
 	fclose(f);
 	if (err) {
-		free(buf);
+		xfree(buf);
 		errno = EIO;
 		return NULL;
 	}
@@ -164,28 +165,68 @@ SourceFile *source_from_string(const char *path, const char *text)
 	return sf;
 }
 
+/*
+ * Every allocation of the compiler is linked into one list, so that a
+ * long-lived caller (the fuzz target) can release a whole compilation with
+ * xfree_all().  stoatc itself exits and never needs to.
+ */
+typedef struct Block {
+	struct Block *prev, *next;
+	_Alignas(max_align_t) char data[];
+} Block;
+
+static Block all_blocks = { &all_blocks, &all_blocks };
+
+static void *link_block(Block *b)
+{
+	if (!b)
+		fatal("out of memory");
+	b->next = all_blocks.next;
+	b->prev = &all_blocks;
+	all_blocks.next->prev = b;
+	all_blocks.next = b;
+	return b->data;
+}
+
+static Block *unlink_block(void *p)
+{
+	Block *b = (Block *)((char *)p - offsetof(Block, data));
+	b->prev->next = b->next;
+	b->next->prev = b->prev;
+	return b;
+}
+
 void *xmalloc(size_t n)
 {
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		fatal("out of memory");
-	return p;
+	return link_block(malloc(sizeof(Block) + (n ? n : 1)));
 }
 
 void *xcalloc(size_t n, size_t size)
 {
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p)
+	size_t total = (n ? n : 1) * (size ? size : 1);
+	if (size && total / size != (n ? n : 1))
 		fatal("out of memory");
-	return p;
+	return link_block(calloc(1, sizeof(Block) + total));
 }
 
 void *xrealloc(void *p, size_t n)
 {
-	p = realloc(p, n ? n : 1);
 	if (!p)
-		fatal("out of memory");
-	return p;
+		return xmalloc(n);
+	Block *b = unlink_block(p);
+	return link_block(realloc(b, sizeof(Block) + (n ? n : 1)));
+}
+
+void xfree(void *p)
+{
+	if (p)
+		free(unlink_block(p));
+}
+
+void xfree_all(void)
+{
+	while (all_blocks.next != &all_blocks)
+		free(unlink_block(all_blocks.next->data));
 }
 
 char *xstrdup(const char *s)

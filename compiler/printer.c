@@ -73,11 +73,11 @@ void pr(Printer *p, const char *fmt, ...)
 		}
 	}
 	if (text != small)
-		free(text);
+		xfree(text);
 }
 
 void pr_free(Printer *p)
 {
-	free(p->buf);
+	xfree(p->buf);
 	pr_init(p);
 }

@@ -367,8 +367,8 @@ static void declare_externs(File *f)
 				bool same = na == nb;
 				for (int i = 0; same && i < na; i++)
 					same = pa[i] == pb[i];
-				free(pa);
-				free(pb);
+				xfree(pa);
+				xfree(pb);
 				if (same) {
 					error_at(it->name_span, "function '%s' is already declared with these parameter types",
 					         it->name);
@@ -479,7 +479,7 @@ static Type *check_ident(Node *e)
 				e->narrowed = true;
 				t = t->elem;
 			}
-			free(p);
+			xfree(p);
 		}
 		return t;
 	}
@@ -545,7 +545,7 @@ static Type *check_field(Node *e)
 			e->narrowed = true;
 			t = t->elem;
 		}
-		free(p);
+		xfree(p);
 	}
 	return t;
 }
@@ -816,6 +816,8 @@ static Type *check_record(Node *e, Type *hint)
 		int k = 0;
 		bool bad = false;
 		for (Node *fi = e->list; fi; fi = fi->next) {
+			if (fi->kind != N_FIELD_INIT)
+				continue; /* a bad spread, already reported */
 			for (int j = 0; j < k; j++)
 				if (strcmp(fields[j].name, fi->name) == 0) {
 					error_at(fi->name_span, "field '%s' is given twice", fi->name);
@@ -924,7 +926,7 @@ static Type *check_record(Node *e, Type *hint)
 			error_hint(e->span, "fields of a nullable type (T?) may be left out; they are null",
 			           "missing %s %s in %s", nmissing == 1 ? "field" : "fields", missing, rec->name);
 	}
-	free(given);
+	xfree(given);
 	e->decl = NULL;
 	return ty_record(rec);
 }
@@ -1598,7 +1600,8 @@ bool sema_check(Program *p)
 	topo->on_error = POLICY_FAIL;
 	globals = NULL;
 	locals = NULL;
-	nfacts = 0;
+	facts = NULL;
+	nfacts = capfacts = 0;
 	int errors_before = diag.errors;
 	(void)errors_before;
 

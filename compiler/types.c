@@ -25,6 +25,10 @@ static Type *type_new(TypeKind kind)
 
 void types_init(void)
 {
+	composites = NULL;
+	ncomposites = capcomposites = 0;
+	records = NULL;
+	nrecords = caprecords = 0;
 	ty_error = type_new(TY_ERROR);
 	ty_null = type_new(TY_NULL);
 	ty_bool = type_new(TY_BOOL);
