@@ -668,7 +668,7 @@ static void bind_lambda(Node *lam, const char *k, const char *v)
 static void op_comment(Gen *g, IrNode *n, const char *what)
 {
 	if (g->opts->line_directives)
-		pr(g->out, "#line %d \"%s\"\n", n->span.line, n->span.file->path);
+		pr(g->out, "#line %d %s\n", n->span.line, c_string(n->span.file->path, strlen(n->span.file->path)));
 	pr(g->out, "/* %s:%d: %s */\n", n->span.file->path, n->span.line, what);
 }
 
@@ -992,7 +992,7 @@ static void emit_pipeline(Gen *g, IrNode *src, Printer *p)
 	}
 	pr(p, "\t}\n}\n\n");
 	if (g->opts->line_directives)
-		pr(p, "#line %d \"%s\"\n", p->lines + 2, g->opts->output_name);
+		pr(p, "#line RESET\n"); /* fixed up once the file is assembled */
 }
 
 /* A merge's continuation, called directly by each merged pipeline. */
@@ -1318,6 +1318,33 @@ static void describe_node(Printer *p, IrNode *n, int depth)
 		describe_node(p, n->children[i], depth + 1);
 }
 
+/*
+ * Replaces each "#line RESET" with a directive naming the generated file
+ * and the line that follows, so code after a pipeline maps back to the C.
+ */
+static char *fix_line_resets(const char *text, const char *c_file)
+{
+	static const char marker[] = "#line RESET\n";
+	Printer out;
+	pr_init(&out);
+	int line = 1;
+	const char *p = text;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		if (len == sizeof marker - 1 && memcmp(p, marker, len) == 0) {
+			char *lit = c_string(c_file, strlen(c_file));
+			char *d = xasprintf("#line %d %s\n", line + 1, lit);
+			pr_raw(&out, d, strlen(d));
+		} else {
+			pr_raw(&out, p, len);
+		}
+		line++;
+		p += len;
+	}
+	return out.buf;
+}
+
 char *codegen(Program *prog, const CodegenOptions *opts)
 {
 	Gen gen = { .prog = prog, .topo = &prog->topo, .opts = opts };
@@ -1417,5 +1444,7 @@ char *codegen(Program *prog, const CodegenOptions *opts)
 	pr(&p, "};\n\n");
 	pr(&p, "int main(int argc, char **argv)\n{\n\treturn stoat_main(&app, argc, argv);\n}\n");
 	pr_free(&code);
+	if (opts->line_directives)
+		return fix_line_resets(p.buf, opts->output_name);
 	return p.buf;
 }

@@ -54,10 +54,10 @@ void pr(Printer *p, const char *fmt, ...)
 	while (*s) {
 		const char *nl = strchr(s, '\n');
 		size_t seg = nl ? (size_t)(nl - s) : strlen(s);
-		if (seg && p->at_line_start) {
+		/* Preprocessor lines are written flush left. */
+		if (seg && p->at_line_start && s[0] != '#') {
 			for (int i = 0; i < p->indent; i++)
 				put(p, "\t", 1);
-			/* A label or preprocessor line is written flush left. */
 		}
 		if (seg) {
 			put(p, s, seg);
