@@ -164,6 +164,18 @@ static long hex4(const char *p)
  * closing quote, *body_end at it, and *escaped says whether decoding is
  * needed.
  */
+/* Does the word hold a byte that is '"', '\\', below 0x20 or above 0x7f? */
+static inline bool json_word_special(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t quote = x ^ (ones * '"');
+	uint64_t backslash = x ^ (ones * '\\');
+	uint64_t control = (x - ones * 0x20) & ~x;
+	uint64_t has_quote = (quote - ones) & ~quote;
+	uint64_t has_backslash = (backslash - ones) & ~backslash;
+	return ((control | has_quote | has_backslash | x) & highs) != 0;
+}
+
 static bool json_scan_string(stoat_json *j, const char **body_end, bool *escaped)
 {
 	assert(j->p < j->end && *j->p == '"');
@@ -171,6 +183,18 @@ static bool json_scan_string(stoat_json *j, const char **body_end, bool *escaped
 	const unsigned char *end = (const unsigned char *)j->end;
 	*escaped = false;
 	for (;;) {
+		/*
+		 * Eight bytes at a time while none is special: a quote, a
+		 * backslash, a control byte or a non-ASCII byte (SWAR tests that
+		 * may report false positives, never false negatives).
+		 */
+		while (end - p >= 8) {
+			uint64_t x;
+			memcpy(&x, p, sizeof x);
+			if (json_word_special(x))
+				break;
+			p += 8;
+		}
 		while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
 			p++;
 		if (p >= end) {

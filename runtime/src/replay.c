@@ -531,6 +531,7 @@ enum {
 /* Where a key or value was found in the line, before its topic is known. */
 typedef struct payload_span {
 	const char *at; /* start of the JSON value; NULL: not given */
+	const char *end; /* just past the JSON value */
 	stoat_str base64_bytes; /* decoded "<field>_base64", if that was given */
 	bool from_base64;
 } payload_span;
@@ -584,13 +585,11 @@ static bool convert_payload(stoat_ctx *pcx, stoat_str line, const char *field, s
 		return stoat_json_string(&j, out);
 	bool is_number = *j.p == '-' || (*j.p >= '0' && *j.p <= '9');
 	switch (format) {
-	case STOAT_FMT_JSON: {
-		bool ok = stoat_json_skip(&j);
-		assert(ok); /* validated when the line was read */
-		(void)ok;
-		*out = (stoat_str){ span->at, (size_t)(j.p - span->at) };
+	case STOAT_FMT_JSON:
+		/* The envelope parser skipped (and so validated) the value already. */
+		assert(span->end && span->end >= j.p);
+		*out = (stoat_str){ j.p, (size_t)(span->end - j.p) };
 		return true;
-	}
 	case STOAT_FMT_I32:
 	case STOAT_FMT_I64:
 	case STOAT_FMT_F64:
@@ -723,10 +722,12 @@ static bool parse_envelope(const stoat_replay *r, replay_input *in, stoat_str li
 			bit = F_KEY;
 			key.at = j.p;
 			ok = stoat_json_skip(&j);
+			key.end = j.p;
 		} else if (stoat_str_eq(name, STOAT_STR_LIT("value"))) {
 			bit = F_VALUE;
 			value.at = j.p;
 			ok = stoat_json_skip(&j);
+			value.end = j.p;
 		} else if (stoat_str_eq(name, STOAT_STR_LIT("key_base64"))) {
 			bit = F_KEY_BASE64;
 			ok = parse_base64_field(&j, "key", &key);
