@@ -59,6 +59,7 @@ typedef enum NodeKind {
 	N_SPREAD,       /* ...a */
 	N_ARRAY,        /* [list] */
 	N_COMPREHENSION,/* [a for name in b if c] */
+	N_LET,          /* let name = a in b */
 	N_LAMBDA,       /* (list: N_IDENT/N_UNDERSCORE) => a */
 	N_PIPE,         /* a |> b (b is N_OP or N_TO) */
 	N_OP,           /* name(list), a pipeline step */

@@ -25,7 +25,7 @@
 #include "printer.h"
 
 /* Helpers discovered while emitting pipelines, generated afterwards. */
-typedef enum HelperKind { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX } HelperKind;
+typedef enum HelperKind { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET } HelperKind;
 
 typedef struct Helper {
 	HelperKind kind;
@@ -161,7 +161,7 @@ static bool text_uses(const char *text, const char *name)
 	return false;
 }
 
-static const char *helper_prefix[] = { "json_read", "json_write", "decode", "encode", "index" };
+static const char *helper_prefix[] = { "json_read", "json_write", "decode", "encode", "index", "get" };
 
 static char *helper_name(HelperKind kind, Type *t, Format f)
 {
@@ -558,6 +558,11 @@ static char *emit_expr(Gen *g, Node *e)
 	case N_CALL: {
 		if (e->op == 1) /* built-in len of an array */
 			return xasprintf("(int64_t)%s.len", emit_expr(g, e->list));
+		if (e->op == 2) { /* built-in get: element or null */
+			char *a = emit_expr(g, e->list);
+			char *i = emit_as(g, e->list->next, ty_i64);
+			return xasprintf("%s(%s, %s)", need(g, H_GET, e->list->type, FMT_JSON), a, i);
+		}
 		Node *d = e->decl;
 		size_t cap = 128, len = 0;
 		char *s = xmalloc(cap);
@@ -645,6 +650,12 @@ static char *emit_expr(Gen *g, Node *e)
 	}
 	case N_COMPREHENSION:
 		return emit_comprehension(g, e);
+	case N_LET: {
+		/* Evaluated once, where it is written; the body refers to the temporary. */
+		char *init = emit_expr(g, e->a);
+		e->sym->cexpr = simple_expr(init) ? init : hoist(g, e->a->type, init, false);
+		return emit_expr(g, e->b);
+	}
 	default:
 		assert(!"unexpected expression in codegen");
 		return xstrdup("0");
@@ -1249,6 +1260,17 @@ static void emit_index(Printer *p, Type *arr)
 	pr(p, "\treturn a.items[i];\n}\n\n");
 }
 
+static void emit_get(Printer *p, Type *arr)
+{
+	Type *rt = ty_nullable(arr->elem);
+	pr(p, "static %s %s(%s a, int64_t i)\n{\n", type_c(rt), helper_name(H_GET, arr, FMT_JSON), type_c(arr));
+	pr(p, "\tif (i < 0 || (uint64_t)i >= a.len)\n\t\treturn (%s){ .has = false };\n", type_c(rt));
+	if (arr->elem->kind == TY_NULLABLE)
+		pr(p, "\treturn a.items[i];\n}\n\n");
+	else
+		pr(p, "\treturn (%s){ .has = true, .v = a.items[i] };\n}\n\n", type_c(rt));
+}
+
 static void emit_helpers(Gen *g, Printer *p)
 {
 	if (g->nhelpers == 0)
@@ -1269,7 +1291,7 @@ static void emit_helpers(Gen *g, Printer *p)
 	}
 	if (any)
 		pr(p, "\n");
-	static const HelperKind order[] = { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX };
+	static const HelperKind order[] = { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET };
 	for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
 		for (int i = 0; i < g->nhelpers; i++) {
 			Helper *h = &g->helpers[i];
@@ -1281,6 +1303,7 @@ static void emit_helpers(Gen *g, Printer *p)
 			case H_DECODE: emit_decode(p, h->type, h->format); break;
 			case H_ENCODE: emit_encode(p, h->type, h->format); break;
 			case H_INDEX: emit_index(p, h->type); break;
+			case H_GET: emit_get(p, h->type); break;
 			}
 		}
 }

@@ -555,6 +555,19 @@ static Type *check_call(Node *e)
 {
 	Symbol *fn = lookup_global(e->name, SYM_FN);
 	int nargs = node_list_len(e->list);
+	/* get(xs, i): the element at i, or null when i is out of range. */
+	if (strcmp(e->name, "get") == 0 && nargs == 2) {
+		Type *at = check_expr(e->list, NULL);
+		if (at->kind == TY_ARRAY) {
+			check_as(e->list->next, ty_i64, "the index of get");
+			e->op = 2;
+			return ty_nullable(at->elem);
+		}
+		if (at->kind != TY_ERROR && !fn)
+			error_at(e->list->span, "get needs an array, found %s", type_str(at));
+		if (!fn)
+			return ty_error;
+	}
 	if (!fn) {
 		if (lookup_global(e->name, SYM_STREAM) || lookup_in(locals, e->name)) {
 			error_at(e->name_span, "'%s' is not a function", e->name);
@@ -1088,6 +1101,25 @@ static Type *check_expr(Node *e, Type *hint)
 			error_at(e->a->span, "cannot infer the element type from null");
 		else if (xt->kind != TY_ERROR)
 			t = ty_array(xt);
+		break;
+	}
+	case N_LET: {
+		Type *vt = check_expr(e->a, NULL);
+		if (vt->kind == TY_NULL) {
+			error_hint(e->a->span, "write the type it should have, e.g. if c then x else null",
+			           "cannot infer the type of '%s' from null", e->name);
+			vt = ty_error;
+		}
+		Symbol *var = sym_new(SYM_VAR, e->name, e->name_span);
+		var->type = vt;
+		var->next = locals;
+		Symbol *saved_locals = locals;
+		locals = var;
+		e->sym = var;
+		t = check_expr(e->b, hint);
+		locals = saved_locals;
+		if (!var->used)
+			warning_at(e->name_span, "'%s' is never used", e->name);
 		break;
 	}
 	case N_LAMBDA:

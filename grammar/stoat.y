@@ -73,7 +73,7 @@ static void yyerror(YYLTYPE *loc, yyscan_t scanner, ParseState *ps, const char *
 %token EXTERN "extern" FN "fn" AS "as" IF "if" THEN "then" ELSE "else"
 %token NULL_ "null" TRUE "true" FALSE "false" AND "and" OR "or" NOT "not"
 %token TO "to" BRANCH "branch" DEFAULT "default" ON "on"
-%token FOR "for" IN "in" UNDERSCORE "_"
+%token FOR "for" IN "in" LET "let" UNDERSCORE "_"
 %token PIPE "|>" FATARROW "=>" ARROW "->" COALESCE "??" EQ "==" NE "!="
 %token LE "<=" GE ">=" ELLIPSIS "..."
 
@@ -203,6 +203,7 @@ field_name
 	| FN { $$ = xstrdup("fn"); }
 	| EXTERN { $$ = xstrdup("extern"); }
 	| FOR { $$ = xstrdup("for"); }
+	| LET { $$ = xstrdup("let"); }
 	;
 
 type
@@ -385,6 +386,13 @@ expr
 	| '(' ')' FATARROW expr {
 		$$ = mk(ps, N_LAMBDA, @$);
 		$$->a = $4;
+	}
+	| LET IDENT '=' expr IN expr %prec FATARROW {
+		$$ = mk(ps, N_LET, @$);
+		$$->name = $2;
+		$$->name_span = SPAN(@2);
+		$$->a = $4;
+		$$->b = $6;
 	}
 	| IF expr THEN expr ELSE expr {
 		$$ = mk(ps, N_IF, @$);

@@ -1470,3 +1470,24 @@ stoat_opt_str stoat_std_record_header(stoat_ctx *cx, stoat_str name)
 	}
 	return r;
 }
+
+/*
+ * try_parse_time: parse_time without failing the record.  A record that
+ * has already failed stays failed; otherwise the error parse_time would
+ * have raised is taken back and null returned.
+ */
+stoat_opt_i64 stoat_std_try_parse_time(stoat_ctx *cx, stoat_str s)
+{
+	stoat_opt_i64 r = { false, 0 };
+	if (cx->error)
+		return r;
+	int64_t t = stoat_std_parse_time(cx, s);
+	if (cx->error) {
+		cx->error = false;
+		cx->error_message[0] = '\0';
+		return r;
+	}
+	r.has = true;
+	r.v = t;
+	return r;
+}

@@ -772,6 +772,23 @@ START_TEST(test_format_time)
 END_TEST
 
 /* parse_time: accepted forms, zones, range errors, syntax errors. */
+/* try_parse_time: a value for good text, null (and no error) for bad. */
+START_TEST(test_try_parse_time)
+{
+	stoat_opt_i64 r = stoat_std_try_parse_time(&cx, S("1970-01-01T00:00:01.5Z"));
+	ck_assert(r.has);
+	ASSERT_I64(r.v, 1500);
+	ck_assert(!cx.error);
+	r = stoat_std_try_parse_time(&cx, S("soon"));
+	ck_assert(!r.has);
+	ck_assert(!cx.error);
+	ck_assert_str_eq(cx.error_message, "");
+	r = stoat_std_try_parse_time(&cx, S("2026-02-29"));
+	ck_assert(!r.has);
+	ck_assert(!cx.error);
+}
+END_TEST
+
 START_TEST(test_parse_time)
 {
 	ASSERT_I64(stoat_std_parse_time(&cx, S("2026-11-30T09:04:14.123Z")), T0);
@@ -985,7 +1002,7 @@ static Suite *std_suite(void)
 		  { test_to_string_int_bool, test_to_string_f64, test_bytes_conversions, test_parse_i64,
 		    test_parse_f64, test_hash } },
 		{ "numbers", { test_abs_min_max, test_clamp, test_rounding, test_conversions, test_sqrt_pow } },
-		{ "time", { test_format_time, test_parse_time, test_calendar_fields, test_truncate_time } },
+		{ "time", { test_format_time, test_parse_time, test_try_parse_time, test_calendar_fields, test_truncate_time } },
 		{ "records", { test_record_metadata, test_first_error_wins } },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

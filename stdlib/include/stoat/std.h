@@ -109,6 +109,7 @@ int64_t stoat_std_duration_millis(stoat_ctx *cx, int64_t d);
 int64_t stoat_std_duration_from_millis(stoat_ctx *cx, int64_t ms);
 stoat_str stoat_std_format_time(stoat_ctx *cx, int64_t t);
 int64_t stoat_std_parse_time(stoat_ctx *cx, stoat_str s);
+stoat_opt_i64 stoat_std_try_parse_time(stoat_ctx *cx, stoat_str s);
 stoat_str stoat_std_date(stoat_ctx *cx, int64_t t);
 int64_t stoat_std_year(stoat_ctx *cx, int64_t t);
 int64_t stoat_std_month(stoat_ctx *cx, int64_t t);
