@@ -50,6 +50,8 @@ typedef struct Gen {
 	int nhelpers;
 	Type **types;        /* composite types in definition order */
 	int ntypes;
+	Type **deferred;     /* array elements still to define */
+	int ndeferred;
 } Gen;
 
 /* ------------------------------------------------------------------ */
@@ -101,20 +103,10 @@ static char *c_string(const char *s, size_t len)
 	return out;
 }
 
-static const char *c_keywords[] = {
-	"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-	"enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-	"restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
-	"typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true", "false",
-};
-
-/* The C member name of a record field (C keywords get a trailing '_'). */
+/* The C member name of a record field (see c_safe_name). */
 static const char *c_field(const char *name)
 {
-	for (size_t i = 0; i < sizeof c_keywords / sizeof c_keywords[0]; i++)
-		if (strcmp(name, c_keywords[i]) == 0)
-			return xasprintf("%s_", name);
-	return name;
+	return c_safe_name(name);
 }
 
 static const char *stoat_format_enum(Format f)
@@ -181,8 +173,10 @@ static char *need(Gen *g, HelperKind kind, Type *t, Format f)
 	g->helpers[g->nhelpers++] = (Helper){ kind, t, f };
 	/* Dependencies. */
 	Type *s = type_strip(t);
-	if ((kind == H_DECODE || kind == H_ENCODE) && f == FMT_JSON)
-		need(g, kind == H_DECODE ? H_JSON_READ : H_JSON_WRITE, s, f);
+	if (kind == H_DECODE && f == FMT_JSON)
+		need(g, H_JSON_READ, t, f); /* a nullable reader also takes JSON null */
+	if (kind == H_ENCODE && f == FMT_JSON)
+		need(g, H_JSON_WRITE, s, f);
 	if (kind == H_JSON_READ || kind == H_JSON_WRITE) {
 		/* Writers inline scalars; readers call a reader per type. */
 		bool all = kind == H_JSON_READ;
@@ -231,7 +225,15 @@ static void add_type(Gen *g, Type *t)
 		for (int i = 0; i < t->rec->nfields; i++)
 			add_type(g, t->rec->fields[i].type);
 		t->rec->visiting = 0;
-	} else if (t->kind == TY_NULLABLE || t->kind == TY_ARRAY) {
+	} else if (t->kind == TY_ARRAY) {
+		/*
+		 * An array holds a pointer, so its element can be defined after
+		 * it, once whatever record is being defined is complete: that
+		 * is what lets type T { kids: [T?] } define opt_T after T.
+		 */
+		g->deferred = xrealloc(g->deferred, sizeof *g->deferred * (size_t)(g->ndeferred + 1));
+		g->deferred[g->ndeferred++] = t->elem;
+	} else if (t->kind == TY_NULLABLE) {
 		add_type(g, t->elem);
 	} else if (t->kind == TY_PAIR) {
 		add_type(g, t->key);
@@ -245,11 +247,19 @@ static void add_type(Gen *g, Type *t)
 	g->types[g->ntypes++] = t;
 }
 
+/* Adds t and everything it needs, including deferred array elements. */
+static void add_type_root(Gen *g, Type *t)
+{
+	add_type(g, t);
+	while (g->ndeferred > 0)
+		add_type(g, g->deferred[--g->ndeferred]);
+}
+
 static void collect_types_in(Gen *g, Node *n)
 {
 	for (; n; n = n->next) {
 		if (n->type)
-			add_type(g, n->type);
+			add_type_root(g, n->type);
 		collect_types_in(g, n->a);
 		collect_types_in(g, n->b);
 		collect_types_in(g, n->c);
@@ -263,10 +273,10 @@ static void emit_types(Gen *g, Printer *p)
 	Record **recs = all_records(&nrec);
 	for (int i = 0; i < nrec; i++)
 		if (!recs[i]->anonymous)
-			add_type(g, ty_record(recs[i]));
+			add_type_root(g, ty_record(recs[i]));
 	for (int i = 0; i < g->topo->nnodes; i++) {
-		add_type(g, g->topo->nodes[i]->key);
-		add_type(g, g->topo->nodes[i]->val);
+		add_type_root(g, g->topo->nodes[i]->key);
+		add_type_root(g, g->topo->nodes[i]->val);
 	}
 	collect_types_in(g, g->prog->file->items);
 	if (g->ntypes == 0)
@@ -311,6 +321,7 @@ static void emit_types(Gen *g, Printer *p)
 /* ------------------------------------------------------------------ */
 
 static char *emit_expr(Gen *g, Node *e);
+static char *strip_parens(const char *c);
 
 /* Converts a C expression of type from into one of type to. */
 static char *coerce(char *expr, Type *from, Type *to)
@@ -620,7 +631,7 @@ static char *emit_expr(Gen *g, Node *e)
 			return xasprintf("(%s ? %s : %s)", c, x, y);
 		char *t = new_tmp(g);
 		pr(g->out, "%s %s;\n", type_c(e->type), t);
-		pr(g->out, "if (%s) {\n", c);
+		pr(g->out, "if (%s) {\n", strip_parens(c));
 		pr_raw(g->out, s1, strlen(s1));
 		pr(g->out, "\t%s = %s;\n} else {\n", t, x);
 		pr_raw(g->out, s2, strlen(s2));
@@ -654,6 +665,8 @@ static char *emit_expr(Gen *g, Node *e)
 		/* Evaluated once, where it is written; the body refers to the temporary. */
 		char *init = emit_expr(g, e->a);
 		e->sym->cexpr = simple_expr(init) ? init : hoist(g, e->a->type, init, false);
+		if (!e->sym->used)
+			pr(g->out, "(void)%s; /* unused, but evaluated: it may fail */\n", e->sym->cexpr);
 		return emit_expr(g, e->b);
 	}
 	default:
@@ -738,7 +751,7 @@ static char *negate(const char *c)
 		if (whole)
 			return xstrndup(c + 2, n - 3);
 	}
-	if (simple_expr(c) || (c[0] == '(' && c[n - 1] == ')'))
+	if (simple_expr(c) || strcmp(strip_parens(c), c) != 0)
 		return xasprintf("!%s", c);
 	return xasprintf("!(%s)", c);
 }
@@ -779,6 +792,31 @@ static void emit_with_var(Gen *g, IrNode *n, const char *decl_type, const char *
 	pr_free(&sub);
 }
 
+/*
+ * Sets <role>_bytes for a sink: the input's own bytes when the variable is
+ * still the source's decoded key or value in the same format (no encoding,
+ * unknown JSON fields kept), else the generated encoder's output.  In a
+ * merge segment the source is known only at run time, so the check is too.
+ */
+static void emit_sink_bytes(Gen *g, const char *role, const char *var, const char *raw_var, Type *t, Format f,
+                            Type *src_type, Format src_format)
+{
+	char *enc = NULL;
+	bool is_raw = raw_var && strcmp(var, raw_var) == 0;
+	if (is_raw && !g->in_segment && f == src_format && t == src_type) {
+		pr(g->out, "%s_bytes = m->%s; /* unchanged: the input's bytes */\n", role, role);
+		return;
+	}
+	enc = need(g, H_ENCODE, t, f);
+	if (is_raw && g->in_segment) {
+		pr(g->out, "if (raw_%s && cx->source->%s_format == %s)\n", role, role, stoat_format_enum(f));
+		pr(g->out, "\t%s_bytes = cx->msg->%s; /* unchanged: the input's bytes */\n", role, role);
+		pr(g->out, "else if (!%s(cx, &cx->%s_buf, &%s, &%s_bytes))\n\t%s;\n", enc, role, var, role, fail_stmt(g));
+		return;
+	}
+	pr(g->out, "if (!%s(cx, &cx->%s_buf, &%s, &%s_bytes))\n\t%s;\n", enc, role, var, role, fail_stmt(g));
+}
+
 static void emit_sink(Gen *g, IrNode *n, const char *k, const char *v)
 {
 	if (n->topic) {
@@ -797,20 +835,10 @@ static void emit_sink(Gen *g, IrNode *n, const char *k, const char *v)
 		topic = emit_as(g, n->lambda->a, ty_string);
 	}
 	pr(g->out, "stoat_str key_bytes, value_bytes;\n");
-	if (g->raw_key && strcmp(k, g->raw_key) == 0 && n->key_format == g->source->key_format &&
-	    n->key == g->source->key) {
-		pr(g->out, "key_bytes = m->key; /* unchanged: the input's bytes */\n");
-	} else {
-		char *enc = need(g, H_ENCODE, n->key, n->key_format);
-		pr(g->out, "if (!%s(cx, &cx->key_buf, &%s, &key_bytes))\n\t%s;\n", enc, k, fail_stmt(g));
-	}
-	if (g->raw_value && strcmp(v, g->raw_value) == 0 && n->value_format == g->source->value_format &&
-	    n->val == g->source->val) {
-		pr(g->out, "value_bytes = m->value; /* unchanged: the input's bytes */\n");
-	} else {
-		char *enc = need(g, H_ENCODE, n->val, n->value_format);
-		pr(g->out, "if (!%s(cx, &cx->value_buf, &%s, &value_bytes))\n\t%s;\n", enc, v, fail_stmt(g));
-	}
+	emit_sink_bytes(g, "key", k, g->raw_key, n->key, n->key_format, g->source ? g->source->key : NULL,
+	                g->source ? g->source->key_format : FMT_BYTES);
+	emit_sink_bytes(g, "value", v, g->raw_value, n->val, n->value_format, g->source ? g->source->val : NULL,
+	                g->source ? g->source->value_format : FMT_BYTES);
 	pr(g->out, "stoat_emit(cx, %d, %s, key_bytes, value_bytes);\n", n->index, topic);
 	pr(g->out, "if (STOAT_UNLIKELY(cx->error))\n\t%s;\n", fail_stmt(g));
 	g->out->indent--;
@@ -890,10 +918,14 @@ static void emit_node(Gen *g, IrNode *n, const char *k, const char *v)
 		emit_children(g, n, k, v);
 		break;
 	}
-	case IR_MERGE:
+	case IR_MERGE: {
 		op_comment(g, n, "merge");
-		pr(g->out, "if (!segment_%d(cx, %s, %s))\n\t%s;\n", n->id, k, v, fail_stmt(g));
+		/* Tell the segment whether key and value are still the input's. */
+		const char *rk = g->raw_key && strcmp(k, g->raw_key) == 0 ? (g->in_segment ? "raw_key" : "true") : "false";
+		const char *rv = g->raw_value && strcmp(v, g->raw_value) == 0 ? (g->in_segment ? "raw_value" : "true") : "false";
+		pr(g->out, "if (!segment_%d(cx, %s, %s, %s, %s))\n\t%s;\n", n->id, k, v, rk, rv, fail_stmt(g));
 		break;
+	}
 	case IR_SPLIT: {
 		op_comment(g, n, "split");
 		int opened = 0;
@@ -1017,15 +1049,18 @@ static void emit_segment(Gen *g, IrNode *m, Printer *p)
 	g->loop_depth = 0;
 	g->tail = true;
 	g->tmp = 0;
-	g->raw_key = g->raw_value = NULL;
 	char *k = xasprintf("k%d", m->id), *v = xasprintf("v%d", m->id);
+	g->raw_key = k;
+	g->raw_value = v;
+	g->source = NULL;
 	emit_children(g, m, k, v);
 	pr(p, "/* merge (%s:%d) */\n", m->span.file->path, m->span.line);
-	pr(p, "static bool segment_%d(stoat_ctx *cx, %s %s, %s %s)\n{\n", m->id, type_c(m->key), k, type_c(m->val), v);
-	if (!body.buf || !text_uses(body.buf, k))
-		pr(p, "\t(void)%s;\n", k);
-	if (!body.buf || !text_uses(body.buf, v))
-		pr(p, "\t(void)%s;\n", v);
+	pr(p, "static bool segment_%d(stoat_ctx *cx, %s %s, %s %s, bool raw_key, bool raw_value)\n{\n", m->id,
+	   type_c(m->key), k, type_c(m->val), v);
+	const char *params[] = { k, v, "raw_key", "raw_value" };
+	for (int i = 0; i < 4; i++)
+		if (!body.buf || !text_uses(body.buf, params[i]))
+			pr(p, "\t(void)%s;\n", params[i]);
 	if (body.buf)
 		pr_raw(p, body.buf, body.len);
 	pr(p, "\treturn true;\n}\n\n");
@@ -1170,7 +1205,10 @@ static void emit_json_write(Printer *p, Type *t)
 			char *what = xasprintf("field %s of %s", r->fields[f].name, r->anonymous ? "the record" : r->name);
 			json_write_value(p, r->fields[f].type, x, what);
 		}
-		pr(p, r->nfields ? "stoat_buf_putc(b, '}');\n" : "stoat_buf_lit(b, \"{}\");\n");
+		if (r->nfields == 0)
+			pr(p, "(void)v;\nstoat_buf_lit(b, \"{}\");\n");
+		else
+			pr(p, "stoat_buf_putc(b, '}');\n");
 		break;
 	}
 	default:
@@ -1185,7 +1223,6 @@ static void emit_decode(Printer *p, Type *t, Format f)
 {
 	pr(p, "static bool %s(stoat_ctx *cx, stoat_str bytes, const char *what, %s *out)\n{\n",
 	   helper_name(H_DECODE, t, f), type_c(t));
-	Type *s = type_strip(t);
 	const char *dst = "out", *lhs = "*out";
 	if (t->kind == TY_NULLABLE) {
 		pr(p, "\t(void)what;\n");
@@ -1211,8 +1248,9 @@ static void emit_decode(Printer *p, Type *t, Format f)
 		pr(p, "\treturn stoat_decode_be_f64(cx, bytes, %s);\n", dst);
 		break;
 	case FMT_JSON:
+		/* For T?, the JSON text null is null too, like an absent value. */
 		pr(p, "\tstoat_json j;\n\tstoat_json_init(&j, cx, bytes);\n");
-		pr(p, "\treturn %s(&j, %s) && stoat_json_end(&j);\n", helper_name(H_JSON_READ, s, FMT_JSON), dst);
+		pr(p, "\treturn %s(&j, out) && stoat_json_end(&j);\n", helper_name(H_JSON_READ, t, FMT_JSON));
 		break;
 	}
 	pr(p, "}\n\n");
@@ -1426,7 +1464,7 @@ char *codegen(Program *prog, const CodegenOptions *opts)
 	if (any_segment) {
 		for (int i = 0; i < t->nnodes; i++)
 			if (t->nodes[i]->kind == IR_MERGE)
-				pr(&p, "static bool segment_%d(stoat_ctx *cx, %s k, %s v);\n", t->nodes[i]->id,
+				pr(&p, "static bool segment_%d(stoat_ctx *cx, %s k, %s v, bool raw_key, bool raw_value);\n", t->nodes[i]->id,
 				   type_c(t->nodes[i]->key), type_c(t->nodes[i]->val));
 		pr(&p, "\n");
 	}

@@ -213,22 +213,31 @@ static Type *resolve_type(Node *te)
 	}
 }
 
-/* C keywords and names the generated code itself uses. */
-static bool reserved_c_name(const char *name)
+/* Names that would be shadowed by the built-in types. */
+static bool builtin_type_name(const char *name)
 {
-	static const char *words[] = {
-		"auto", "break", "case", "char", "const", "continue", "default", "do", "double",
-		"else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
-		"register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
-		"switch", "typedef", "union", "unsigned", "void", "volatile", "while", "main",
-		"bool", "true", "false", "errno", "assert", "stdin", "stdout", "stderr",
+	static const char *names[] = {
+		"bool", "i32", "i64", "f64", "string", "bytes", "timestamp", "duration",
 	};
-	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-		if (strcmp(name, words[i]) == 0)
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(name, names[i]) == 0)
 			return true;
-	return strncmp(name, "stoat_", 6) == 0 || strncmp(name, "anon_", 5) == 0 ||
-	       strncmp(name, "arr_", 4) == 0 || strncmp(name, "opt_", 4) == 0 ||
-	       strncmp(name, "pair_", 5) == 0 || strncmp(name, "_", 1) == 0;
+	return false;
+}
+
+/* Extern C names that would clash with what generated code defines. */
+static bool generated_c_name(const char *name)
+{
+	static const char *prefixes[] = {
+		"stoat_", "pipeline_", "segment_", "json_read_", "json_write_", "decode_",
+		"encode_", "index_", "get_", "app_",
+	};
+	if (strcmp(name, "main") == 0 || strcmp(name, "app") == 0)
+		return true;
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
 }
 
 static void declare_types(File *f)
@@ -242,9 +251,8 @@ static void declare_types(File *f)
 			note_at(prev->span, "'%s' was first defined here", it->name);
 			continue;
 		}
-		if (reserved_c_name(it->name)) {
-			error_hint(it->name_span, "pick another name; this one is reserved in generated C",
-			           "'%s' cannot name a type", it->name);
+		if (builtin_type_name(it->name)) {
+			error_hint(it->name_span, "pick another name", "'%s' is a built-in type", it->name);
 			continue;
 		}
 		Symbol *s = sym_new(SYM_TYPE, it->name, it->name_span);
@@ -271,9 +279,6 @@ static void resolve_fields(File *f)
 					error_at(fd->name_span, "field '%s' appears twice in '%s'", fd->name, r->name);
 					break;
 				}
-			if (reserved_c_name(fd->name) && strcmp(fd->name, "default") != 0) {
-				/* Keywords shared with C would break the struct member. */
-			}
 			r->fields[i].name = fd->name;
 			r->fields[i].span = fd->name_span;
 			r->fields[i].type = resolve_type(fd->a);
@@ -348,6 +353,15 @@ static void declare_externs(File *f)
 			it->cname = it->name;
 		if (!valid_c_identifier(it->cname))
 			error_at(it->span, "'%s' is not a valid C function name", it->cname);
+		else if (!f->is_prelude && generated_c_name(it->cname))
+			error_hint(it->name_span, "name the C function differently with: as \"my_name\"",
+			           "the C name '%s' clashes with generated code", it->cname);
+		for (Node *p = it->list; p; p = p->next)
+			for (Node *q = it->list; q != p; q = q->next)
+				if (strcmp(p->name, q->name) == 0) {
+					error_at(p->name_span, "parameter '%s' appears twice", p->name);
+					break;
+				}
 		if (!f->is_prelude) {
 			if (!it->str)
 				warning_at(it->name_span,
@@ -507,7 +521,8 @@ static Type *check_field(Node *e)
 		return ty_error;
 	if (base->kind == TY_NULLABLE && base->elem->kind == TY_RECORD) {
 		error_hint(e->a->span,
-		           "check it first (if x != null then x.f else ...) or give a default with ??",
+		           "check it here (if x != null then x.f else ...) or give a default with ??; "
+		           "a filter in an earlier operator does not change the type",
 		           "field access on a value that may be null (%s)", type_str(base));
 		base = base->elem;
 	}
@@ -861,10 +876,23 @@ static Type *check_record(Node *e, Type *hint)
 	Record *rec = target ? target : spread_type->rec;
 	if (!target && spread_type) {
 		/* { ...base, new: x } may add fields: the result is a new shape. */
+		/*
+		 * New fields, or an override with another type, make a new
+		 * record shape; overrides that fit keep the base's type.
+		 */
 		bool extends = false;
-		for (Node *fi = e->list; fi; fi = fi->next)
-			if (fi->kind == N_FIELD_INIT && !record_field(rec, fi->name))
+		for (Node *fi = e->list; fi; fi = fi->next) {
+			if (fi->kind != N_FIELD_INIT)
+				continue;
+			Field *f = record_field(rec, fi->name);
+			if (!f) {
 				extends = true;
+			} else {
+				Type *t = check_expr(fi->a, f->type);
+				if (t->kind != TY_ERROR && !assignable(t, f->type))
+					extends = true;
+			}
+		}
 		if (extends) {
 			int n = rec->nfields + node_list_len(e->list);
 			Field *fields = xcalloc((size_t)n, sizeof *fields);
@@ -883,7 +911,7 @@ static Type *check_record(Node *e, Type *hint)
 				}
 				if (f) {
 					int idx = (int)(f - rec->fields);
-					fields[idx].type = unify(f->type, t) ? unify(f->type, t) : t;
+					fields[idx].type = assignable(t, f->type) ? f->type : t;
 				} else {
 					fields[k].name = fi->name;
 					fields[k].span = fi->name_span;
@@ -1016,6 +1044,13 @@ static Type *check_expr(Node *e, Type *hint)
 		nfacts = saved;
 		if (is_int_literal(e->b) && tc != tb && type_is_numeric(type_strip(tc)))
 			tb = check_expr(e->b, tc);
+		/* if c then { ... } else Named { ... }: the literal is Named too. */
+		if (tb->kind == TY_RECORD && tb->rec->anonymous && type_strip(tc)->kind == TY_RECORD &&
+		    !type_strip(tc)->rec->anonymous && e->b->kind == N_RECORD) {
+			add_facts(e->a, true);
+			tb = check_expr(e->b, tc);
+			nfacts = saved;
+		}
 		t = unify(tb, tc);
 		if (!t) {
 			error_at(e->span, "the branches of 'if' have different types: %s and %s", type_str(tb),
@@ -1051,6 +1086,17 @@ static Type *check_expr(Node *e, Type *hint)
 		bool first = true;
 		for (Node *x = e->list; x; x = x->next) {
 			Type *xt = check_expr(x, elem);
+			if (!first && !elem_hint && elem && elem->kind == TY_RECORD && elem->rec->anonymous &&
+			    xt->kind == TY_RECORD && !xt->rec->anonymous) {
+				/* [{ ... }, Named { ... }]: the earlier literals are Named too. */
+				for (Node *y = e->list; y != x; y = y->next)
+					check_expr(y, xt);
+				elem = xt;
+				for (Node *y = e->list; y != x; y = y->next)
+					if (!assignable(y->type, elem))
+						error_at(y->span, "array elements must all be %s, found %s", type_str(elem),
+						         type_str(y->type));
+			}
 			if (first && !elem_hint) {
 				elem = xt;
 			} else if (elem && !assignable(xt, elem)) {
@@ -1575,6 +1621,8 @@ static void check_app(Node *app)
 {
 	topo->app_id = app->name;
 	topo->app_span = app->name_span;
+	if (!app->name[0])
+		error_hint(app->name_span, "Kafka needs a non-empty application id", "the application id is empty");
 	for (const char *p = app->name; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
 		      *p == '.' || *p == '_' || *p == '-')) {

@@ -16,6 +16,8 @@ static int ncomposites, capcomposites;
 static Record **records;
 static int nrecords, caprecords;
 
+static const char *c_safe_type_name(const char *name);
+
 static Type *type_new(TypeKind kind)
 {
 	Type *t = xcalloc(1, sizeof *t);
@@ -221,7 +223,7 @@ const char *type_mangle(Type *t)
 	case TY_BYTES: return "bytes";
 	case TY_TIMESTAMP: return "timestamp";
 	case TY_DURATION: return "duration";
-	case TY_RECORD: t->mangled = t->rec->name; break;
+	case TY_RECORD: t->mangled = t->rec->anonymous ? t->rec->name : (char *)c_safe_type_name(t->rec->name); break;
 	case TY_ARRAY: t->mangled = xasprintf("arr_%s", type_mangle(t->elem)); break;
 	case TY_NULLABLE: t->mangled = xasprintf("opt_%s", type_mangle(t->elem)); break;
 	case TY_PAIR: t->mangled = xasprintf("pair_%s_%s", type_mangle(t->key), type_mangle(t->val)); break;
@@ -253,7 +255,7 @@ const char *type_c(Type *t)
 	case TY_I64: case TY_TIMESTAMP: case TY_DURATION: return "int64_t";
 	case TY_F64: return "double";
 	case TY_STRING: case TY_BYTES: return "stoat_str";
-	case TY_RECORD: t->c_name = t->rec->name; break;
+	case TY_RECORD: t->c_name = t->rec->anonymous ? t->rec->name : (char *)c_safe_type_name(t->rec->name); break;
 	case TY_ARRAY: {
 		const char *s = runtime_scalar_suffix(t->elem);
 		t->c_name = s ? xasprintf("stoat_arr_%s", s) : xasprintf("arr_%s", type_mangle(t->elem));
@@ -267,4 +269,71 @@ const char *type_c(Type *t)
 	case TY_PAIR: t->c_name = xasprintf("%s", type_mangle(t)); break;
 	}
 	return t->c_name;
+}
+
+/* Names that would clash with C, the headers it includes, or generated code. */
+static bool c_unsafe(const char *name)
+{
+	static const char *words[] = {
+		"auto", "break", "case", "char", "const", "continue", "default", "do", "double",
+		"else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
+		"register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+		"switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true",
+		"false", "main", "errno", "assert", "offsetof", "alignas", "alignof", "noreturn",
+		"static_assert", "thread_local", "complex", "imaginary", "stdin", "stdout", "stderr",
+		"memcmp", "memset", "memcpy",
+	};
+	static const char *prefixes[] = {
+		"stoat_", "STOAT_", "anon_", "arr_", "opt_", "pair_", "pipeline_", "segment_",
+		"json_read_", "json_write_", "decode_", "encode_", "index_", "get_", "app_",
+	};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(name, words[i]) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	if (name[0] == '_')
+		return true; /* reserved: _Bool, __func__, ... */
+	size_t len = strlen(name);
+	if (len >= 2 && strcmp(name + len - 2, "_t") == 0)
+		return true; /* size_t, int64_t, ... (POSIX reserves *_t) */
+	/* Macro-like: SIZE_MAX, INT32_MAX, INT64_C, and a few without '_'. */
+	static const char *macros[] = { "NULL", "EOF", "BUFSIZ", "NAN", "INFINITY", "HUGE_VAL" };
+	bool has_lower = false;
+	for (const char *p = name; *p; p++)
+		has_lower |= *p >= 'a' && *p <= 'z';
+	if (!has_lower && strchr(name, '_'))
+		return true;
+	for (size_t i = 0; i < sizeof macros / sizeof macros[0]; i++)
+		if (strcmp(name, macros[i]) == 0)
+			return true;
+	return false;
+}
+
+const char *c_safe_name(const char *name)
+{
+	return c_unsafe(name) ? xasprintf("%s_", name) : name;
+}
+
+/*
+ * Type names share the scope of generated locals too (cx, m, msgs, n, i,
+ * key_bytes, and t0, k1, v2, i3 ...), which a typedef must not hide.
+ */
+static const char *c_safe_type_name(const char *name)
+{
+	static const char *locals[] = { "cx", "m", "msgs", "n", "i", "j", "b", "v", "out", "first", "name",
+	                                "seen", "vec", "item", "bytes", "what", "zero", "a", "r", "key_bytes",
+	                                "value_bytes", "raw_key", "raw_value" };
+	for (size_t i = 0; i < sizeof locals / sizeof locals[0]; i++)
+		if (strcmp(name, locals[i]) == 0)
+			return xasprintf("%s_", name);
+	if (strchr("tkvi", name[0]) && name[1]) {
+		const char *p = name + 1;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (!*p)
+			return xasprintf("%s_", name);
+	}
+	return c_safe_name(name);
 }

@@ -75,6 +75,14 @@ bool type_is_scalar(const Type *t);
 /* The type without an outer '?'. */
 Type *type_strip(Type *t);
 
+/*
+ * A stoat name as a C identifier: itself, or with a trailing '_' when it
+ * would clash with a C keyword, a macro-like name, a reserved identifier
+ * or a name generated code uses (type Order stays Order; a field named
+ * default becomes default_, one named NULL becomes NULL_).
+ */
+const char *c_safe_name(const char *name);
+
 /* "string?", "[PageView]", "(string, i64)". */
 const char *type_str(Type *t);
 /* A C identifier fragment naming the type: "str", "arr_PageView", "opt_i64". */

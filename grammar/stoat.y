@@ -204,6 +204,15 @@ field_name
 	| EXTERN { $$ = xstrdup("extern"); }
 	| FOR { $$ = xstrdup("for"); }
 	| LET { $$ = xstrdup("let"); }
+	| IF { $$ = xstrdup("if"); }
+	| THEN { $$ = xstrdup("then"); }
+	| ELSE { $$ = xstrdup("else"); }
+	| NULL_ { $$ = xstrdup("null"); }
+	| TRUE { $$ = xstrdup("true"); }
+	| FALSE { $$ = xstrdup("false"); }
+	| AND { $$ = xstrdup("and"); }
+	| OR { $$ = xstrdup("or"); }
+	| NOT { $$ = xstrdup("not"); }
 	;
 
 type
@@ -288,6 +297,14 @@ stream_def
 		$$->name_span = SPAN(@2);
 		$$->a = $4;
 	}
+	| STREAM IDENT '=' expr PIPE IDENT '{' branches '}' ';' {
+		error_hint(SPAN(@2), "write the split as a statement: its branch names are the streams",
+		           "a split cannot be bound to a name");
+		$$ = mk(ps, N_SPLIT, @$);
+		$$->a = $4;
+		$$->list = $8;
+		$$->name_span = SPAN(@6);
+	}
 	;
 
 /* ---- extern functions ---------------------------------------------- */
@@ -336,6 +353,14 @@ stmt
 		if (strcmp($3, "split") != 0)
 			error_hint(SPAN(@3), "only split takes a { ... } block of branches",
 			           "unknown block operator '%s'", $3);
+		$$ = mk(ps, N_SPLIT, @$);
+		$$->a = $1;
+		$$->list = $5;
+		$$->name_span = SPAN(@3);
+	}
+	| expr PIPE IDENT '{' branches '}' PIPE step ';' {
+		error_hint(SPAN(@7), "continue from the branch streams, e.g. name |> to \"topic\"",
+		           "nothing can follow split");
 		$$ = mk(ps, N_SPLIT, @$);
 		$$->a = $1;
 		$$->list = $5;

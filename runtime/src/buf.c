@@ -163,8 +163,24 @@ void stoat_buf_put_json_str(stoat_buf *b, stoat_str s)
 	size_t run = 0;
 	for (size_t i = 0; i < s.len; i++) {
 		unsigned char c = p[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
 			continue;
+		if (c >= 0x80) {
+			/*
+			 * Valid UTF-8 passes through; anything else becomes U+FFFD,
+			 * as a Java StringDeserializer would have made it, so the
+			 * output is always valid JSON.
+			 */
+			size_t n = stoat_utf8_sequence_len(p + i, s.len - i);
+			if (n > 0) {
+				i += n - 1;
+				continue;
+			}
+			stoat_buf_put(b, p + run, i - run);
+			run = i + 1;
+			stoat_buf_lit(b, "\\ufffd");
+			continue;
+		}
 		stoat_buf_put(b, p + run, i - run);
 		run = i + 1;
 		char esc[6] = { '\\', 0, 0, 0, 0, 0 };

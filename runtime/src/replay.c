@@ -859,7 +859,8 @@ static stoat_msg take_head(stoat_replay *r, replay_input *in)
 	int64_t *next = offset_map_get(&r->in_offsets, partition_key(in->head_source, m.partition));
 	if (!in->head_offset_given)
 		m.offset = *next;
-	*next = m.offset + 1;
+	/* The largest offset is accepted; numbering after it stays there. */
+	*next = m.offset < INT64_MAX ? m.offset + 1 : INT64_MAX;
 	return m;
 }
 

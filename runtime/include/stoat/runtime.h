@@ -161,7 +161,10 @@ void stoat_buf_put_i64(stoat_buf *b, int64_t v);
  * cannot represent; the caller reports a per-record error.
  */
 bool stoat_buf_put_f64(stoat_buf *b, double v);
-/* A JSON string literal with quotes; escapes ", \ and control bytes. */
+/*
+ * A JSON string literal with quotes; escapes ", \ and control bytes, and
+ * writes each byte that is not part of valid UTF-8 as \ufffd.
+ */
 void stoat_buf_put_json_str(stoat_buf *b, stoat_str s);
 /* Kafka's big-endian serdes (IntegerSerializer, LongSerializer, ...). */
 void stoat_buf_put_be32(stoat_buf *b, int32_t v);
