@@ -1225,7 +1225,8 @@ static void emit_decode(Printer *p, Type *t, Format f)
 	   helper_name(H_DECODE, t, f), type_c(t));
 	const char *dst = "out", *lhs = "*out";
 	if (t->kind == TY_NULLABLE) {
-		pr(p, "\t(void)what;\n");
+		if (f == FMT_TEXT || f == FMT_BYTES)
+			pr(p, "\t(void)what;\n");
 		pr(p, "\tif (!bytes.ptr) {\n\t\tout->has = false;\n\t\treturn true;\n\t}\n\tout->has = true;\n");
 		dst = "&out->v";
 		lhs = "out->v";
@@ -1239,18 +1240,18 @@ static void emit_decode(Printer *p, Type *t, Format f)
 		pr(p, "\t(void)cx;\n\t%s = bytes;\n\treturn true;\n", lhs);
 		break;
 	case FMT_I32:
-		pr(p, "\treturn stoat_decode_be32(cx, bytes, %s);\n", dst);
-		break;
 	case FMT_I64:
-		pr(p, "\treturn stoat_decode_be64(cx, bytes, %s);\n", dst);
+	case FMT_F64: {
+		const char *fn = f == FMT_I32 ? "stoat_decode_be32" : f == FMT_I64 ? "stoat_decode_be64" : "stoat_decode_be_f64";
+		pr(p, "\tif (%s(cx, bytes, %s))\n\t\treturn true;\n", fn, dst);
+		pr(p, "\tstoat_error_context(cx, what);\n\treturn false;\n");
 		break;
-	case FMT_F64:
-		pr(p, "\treturn stoat_decode_be_f64(cx, bytes, %s);\n", dst);
-		break;
+	}
 	case FMT_JSON:
 		/* For T?, the JSON text null is null too, like an absent value. */
 		pr(p, "\tstoat_json j;\n\tstoat_json_init(&j, cx, bytes);\n");
-		pr(p, "\treturn %s(&j, out) && stoat_json_end(&j);\n", helper_name(H_JSON_READ, t, FMT_JSON));
+		pr(p, "\tif (%s(&j, out) && stoat_json_end(&j))\n\t\treturn true;\n", helper_name(H_JSON_READ, t, FMT_JSON));
+		pr(p, "\tstoat_error_context(cx, what);\n\treturn false;\n");
 		break;
 	}
 	pr(p, "}\n\n");

@@ -121,6 +121,41 @@ static char *dir_name(const char *path)
 	return slash ? xstrndup(path, (size_t)(slash - path) + (slash == path)) : xstrdup(".");
 }
 
+/*
+ * Checks that every header named by an extern declaration exists next to
+ * the .stoat file or in an -I directory, so a typo is reported at the
+ * declaration rather than by the C compiler in generated code.
+ */
+static bool check_extern_headers(Program *prog, const char *source_dir, const char **includes, int nincludes)
+{
+	int before = diag.errors;
+	for (int i = 0; i < prog->nuser_externs; i++) {
+		Node *e = prog->user_externs[i];
+		if (!e->str)
+			continue;
+		bool seen = false;
+		for (int j = 0; j < i; j++)
+			seen |= prog->user_externs[j]->str && strcmp(prog->user_externs[j]->str, e->str) == 0;
+		if (seen)
+			continue;
+		bool found = e->str[0] == '/' && access(e->str, R_OK) == 0;
+		char *path = xasprintf("%s/%s", source_dir, e->str);
+		found |= access(path, R_OK) == 0;
+		for (int k = 0; k < nincludes && !found; k++) {
+			path = xasprintf("%s/%s", includes[k], e->str);
+			found = access(path, R_OK) == 0;
+		}
+		if (!found)
+			error_hint(e->span, "headers are looked up next to the .stoat file and in -I directories",
+			           "cannot find header \"%s\" for extern fn '%s'", e->str, e->name);
+	}
+	if (diag.errors > before) {
+		fprintf(stderr, "%d error%s generated.\n", diag.errors, diag.errors == 1 ? "" : "s");
+		return false;
+	}
+	return true;
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -199,6 +234,8 @@ int main(int argc, char **argv)
 
 	Program *prog = front_end(input);
 	if (!prog)
+		return EXIT_ERRORS;
+	if (!check_extern_headers(prog, dir_name(input), includes, nincludes))
 		return EXIT_ERRORS;
 	if (strcmp(cmd, "check") == 0)
 		return EXIT_OK;

@@ -1312,6 +1312,8 @@ static const char *known_ops[] = {
 	"select_key", "peek", "merge",
 };
 
+static void check_topic_name(const char *topic, size_t len, Span span);
+
 static IrNode *check_sink(IrNode *parent, Node *to)
 {
 	IrNode *sink = ir_new(topo, IR_SINK, to->span);
@@ -1322,8 +1324,7 @@ static IrNode *check_sink(IrNode *parent, Node *to)
 	if (target->kind == N_STR) {
 		target->type = ty_string;
 		sink->topic = xstrndup(target->str, target->len);
-		if (target->len == 0 || memchr(target->str, '\0', target->len))
-			error_at(target->span, "invalid topic name");
+		check_topic_name(target->str, target->len, target->span);
 		for (int i = 0; i < topo->nsources; i++)
 			if (strcmp(topo->sources[i]->topic, sink->topic) == 0)
 				warning_at(target->span, "topic \"%s\" is also read by stream '%s': records will loop",
@@ -1527,6 +1528,20 @@ static IrNode *check_stream(Node *e)
 /* Items                                                               */
 /* ------------------------------------------------------------------ */
 
+/* Reports a topic name Kafka would refuse (1-249 of [a-zA-Z0-9._-], not . or ..). */
+static void check_topic_name(const char *topic, size_t len, Span span)
+{
+	bool ok = len > 0 && len <= 249 && strcmp(topic, ".") != 0 && strcmp(topic, "..") != 0;
+	for (size_t i = 0; ok && i < len; i++) {
+		char c = topic[i];
+		ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+		     c == '_' || c == '-';
+	}
+	if (!ok)
+		error_hint(span, "Kafka topic names are 1 to 249 of a-z A-Z 0-9 . _ - (and not . or ..)",
+		           "invalid topic name");
+}
+
 static bool define_stream(const char *name, Span span, IrNode *ir, bool is_source)
 {
 	Symbol *prev = lookup_global(name, SYM_STREAM);
@@ -1553,8 +1568,7 @@ static void check_source(Node *it)
 	src->val = val;
 	src->topic = xstrndup(it->str, it->len);
 	src->name = xstrdup(it->name);
-	if (it->len == 0 || memchr(it->str, '\0', it->len))
-		error_at(it->c->span, "invalid topic name");
+	check_topic_name(it->str, it->len, it->c->span);
 	for (int i = 0; i < topo->nsources - 1; i++)
 		if (strcmp(topo->sources[i]->topic, src->topic) == 0) {
 			error_hint(it->c->span, "read a topic once and use the stream twice",

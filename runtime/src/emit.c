@@ -15,6 +15,8 @@ static bool topic_name_valid(stoat_str topic)
 {
 	if (topic.len == 0 || topic.len > 249)
 		return false;
+	if ((topic.len == 1 && topic.ptr[0] == '.') || (topic.len == 2 && topic.ptr[0] == '.' && topic.ptr[1] == '.'))
+		return false;
 	for (size_t i = 0; i < topic.len; i++) {
 		char c = topic.ptr[i];
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -45,9 +47,25 @@ void stoat_emit(stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_s
 			return;
 		}
 	} else if (STOAT_UNLIKELY(!topic_name_valid(topic))) {
-		int shown = topic.len > 100 ? 100 : (int)topic.len;
-		stoat_error(cx, "invalid topic name \"%.*s\"%s (Kafka allows 1-249 of a-z A-Z 0-9 . _ -)",
-			    shown, topic.ptr, topic.len > 100 ? "..." : "");
+		/* Quote the name with anything unprintable escaped. */
+		char shown[420];
+		size_t n = 0;
+		for (size_t i = 0; i < topic.len && n + 8 < sizeof shown; i++) {
+			unsigned char c = (unsigned char)topic.ptr[i];
+			if (c == '"' || c == '\\')
+				n += (size_t)snprintf(shown + n, sizeof shown - n, "\\%c", c);
+			else if (c < 0x20 || c >= 0x7f)
+				n += (size_t)snprintf(shown + n, sizeof shown - n, "\\x%02x", c);
+			else
+				shown[n++] = (char)c;
+			if (i == 99 && topic.len > 100) {
+				n += (size_t)snprintf(shown + n, sizeof shown - n, "...");
+				break;
+			}
+		}
+		shown[n] = '\0';
+		stoat_error(cx, "invalid topic name \"%s\" (Kafka allows 1-249 of a-z A-Z 0-9 . _ -, not . or ..)",
+			    shown);
 		return;
 	}
 	if (STOAT_UNLIKELY(cx->driver == NULL)) {

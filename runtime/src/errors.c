@@ -192,3 +192,25 @@ const char *stoat_guarantee_name(stoat_guarantee g)
 	}
 	return "(unknown guarantee)";
 }
+
+/* Prefixes the current error message with `what` (see runtime.h). */
+void stoat_error_context(stoat_ctx *cx, const char *what)
+{
+	if (!cx->error)
+		return;
+	/* Build "<what>: <message>" by hand: truncation is intended. */
+	char tmp[sizeof cx->error_message];
+	size_t wl = strlen(what), ml = strlen(cx->error_message), cap = sizeof tmp - 1;
+	size_t n = 0;
+	memcpy(tmp, what, wl < cap ? wl : cap);
+	n = wl < cap ? wl : cap;
+	if (n + 2 <= cap) {
+		memcpy(tmp + n, ": ", 2);
+		n += 2;
+	}
+	size_t take = ml < cap - n ? ml : cap - n;
+	memcpy(tmp + n, cx->error_message, take);
+	n += take;
+	tmp[n] = '\0';
+	memcpy(cx->error_message, tmp, n + 1);
+}

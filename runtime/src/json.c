@@ -401,8 +401,11 @@ static bool json_integer(stoat_json *j, int64_t min, int64_t max, const char *ty
 	if (!json_scan_number(j, &integral))
 		return false;
 	if (!integral) {
+		/* Valid JSON, but not what the field's type takes. */
+		stoat_error(j->cx, "number %.*s at byte %zu is not an integer (%s expected)",
+		            (int)(j->p - start > 32 ? 32 : j->p - start), start, (size_t)(start - j->start), type);
 		j->p = start;
-		return stoat_json_fail(j, "an integer");
+		return false;
 	}
 	const char *p = start;
 	bool negative = *p == '-';

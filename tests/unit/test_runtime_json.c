@@ -137,10 +137,10 @@ START_TEST(test_integers)
 	expect_error("number at byte 0 is out of range for i32");
 	open_json("1.0");
 	ck_assert(!stoat_json_i64(&j, &v));
-	expect_error("invalid JSON at byte 0: expected an integer");
+	expect_error("number 1.0 at byte 0 is not an integer (i64 expected)");
 	open_json("1e3");
 	ck_assert(!stoat_json_i32(&j, &w));
-	expect_error("invalid JSON at byte 0: expected an integer");
+	expect_error("number 1e3 at byte 0 is not an integer (i32 expected)");
 	open_json("-");
 	ck_assert(!stoat_json_i64(&j, &v));
 	expect_error("invalid JSON at byte 1: expected a number");

@@ -417,7 +417,7 @@ START_TEST(test_envelope_errors)
 		{ "{\"partition\":1}", "missing field \"topic\"" },
 		{ "{\"topic\":\"nope\"}", "no source of application test-app reads topic \"nope\"" },
 		{ "{\"topic\":\"orders\",\"partition\":-1}", "\"partition\" must not be negative" },
-		{ "{\"topic\":\"orders\",\"partition\":1.5}", "invalid JSON at byte 30: expected an integer" },
+		{ "{\"topic\":\"orders\",\"partition\":1.5}", "number 1.5 at byte 30 is not an integer (i32 expected)" },
 		{ "{\"topic\":\"orders\",\"key\":5}", "\"key\" must be a string or null for its source's text format" },
 		{ "{\"topic\":\"counts\",\"key\":3000000000}", "number at byte 24 is out of range for i32" },
 		{ "{\"topic\":\"counts\",\"key\":true}",

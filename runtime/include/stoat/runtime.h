@@ -317,6 +317,12 @@ struct stoat_ctx {
 void stoat_error(stoat_ctx *cx, const char *fmt, ...) STOAT_PRINTF(2, 3);
 
 /*
+ * Prefixes the record's error message with what failed ("key", "value"),
+ * so "invalid JSON at byte 3" reads "value: invalid JSON at byte 3".
+ */
+void stoat_error_context(stoat_ctx *cx, const char *what);
+
+/*
  * Called by generated code once a record has failed (cx->error set).  Applies
  * the source's policy: reports the error with the record's coordinates, then
  * counts and continues (returns true) or marks the task stopped (returns
