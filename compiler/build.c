@@ -131,7 +131,9 @@ int build_binary(const BuildOptions *o)
 	arg(&a, "-o");
 	arg(&a, o->output);
 	arg(&a, lib);
-	arg(&a, "-lm");
+	/* librdkafka and libm, as found by pkg-config when stoat was built. */
+	const char *libs = getenv("STOAT_RUNTIME_LIBS");
+	args_split(&a, libs && *libs ? libs : STOAT_RUNTIME_LIBS);
 
 	if (o->verbose) {
 		for (int i = 0; i < a.n; i++)

@@ -34,7 +34,7 @@ typedef enum IrKind {
 /* Wire formats, as in the runtime's stoat_format. */
 typedef enum Format { FMT_BYTES, FMT_TEXT, FMT_JSON, FMT_I32, FMT_I64, FMT_F64 } Format;
 
-typedef enum Policy { POLICY_DEFAULT, POLICY_FAIL, POLICY_SKIP } Policy;
+typedef enum Policy { POLICY_DEFAULT, POLICY_FAIL, POLICY_SKIP, POLICY_DLQ } Policy;
 
 struct IrNode {
 	IrKind kind;
@@ -53,6 +53,7 @@ struct IrNode {
 	char *topic;        /* NULL for a per-record sink topic (lambda) */
 	Format key_format, value_format;
 	Policy policy;      /* IR_SOURCE */
+	char *dlq_topic;    /* IR_SOURCE with POLICY_DLQ */
 	int index;          /* position among sources / sinks */
 };
 
@@ -62,7 +63,8 @@ typedef struct Topology {
 	Span app_span;
 	int guarantee;             /* 0 at-least-once, 1 exactly-once */
 	int64_t commit_interval_ms;
-	Policy on_error;           /* FAIL or SKIP */
+	Policy on_error;           /* FAIL, SKIP or DLQ */
+	char *dlq_topic;           /* on_error == POLICY_DLQ */
 
 	IrNode **nodes;            /* all nodes, by id */
 	int nnodes;

@@ -1287,6 +1287,8 @@ static void check_format(Node *where, Format f, Type *t, const char *what)
 	}
 }
 
+static void check_topic_name(const char *topic, size_t len, Span span);
+
 static Policy parse_policy(Node *p)
 {
 	if (strcmp(p->name, "fail") == 0 && !p->str)
@@ -1294,9 +1296,12 @@ static Policy parse_policy(Node *p)
 	if (strcmp(p->name, "skip") == 0 && !p->str)
 		return POLICY_SKIP;
 	if (strcmp(p->name, "dlq") == 0) {
-		error_hint(p->span, "use fail or skip for now",
-		           "dead-letter topics need the Kafka driver, which this version does not have yet");
-		return POLICY_FAIL;
+		if (!p->str) {
+			error_hint(p->span, "write dlq \"topic-name\"", "dlq needs the dead-letter topic");
+			return POLICY_FAIL;
+		}
+		check_topic_name(p->str, p->len, p->span);
+		return POLICY_DLQ;
 	}
 	error_hint(p->span, "policies are fail, skip and dlq \"topic\"", "unknown error policy '%s'", p->name);
 	return POLICY_FAIL;
@@ -1582,6 +1587,8 @@ static void check_source(Node *it)
 	if (it->fmt_value && parse_format(it->fmt_value, &src->value_format))
 		check_format(it->fmt_value, src->value_format, val, "value");
 	src->policy = it->policy ? parse_policy(it->policy) : POLICY_DEFAULT;
+	if (src->policy == POLICY_DLQ)
+		src->dlq_topic = xstrndup(it->policy->str, it->policy->len);
 	define_stream(it->name, it->name_span, src, true);
 }
 
@@ -1664,10 +1671,13 @@ static void check_app(Node *app)
 				error_hint(v->span, "write a duration such as 100ms, 5s or 1m",
 				           "commit_interval must be a positive duration");
 		} else if (strcmp(s->name, "on_error") == 0) {
-			if (v->kind == N_IDENT)
+			if (v->kind == N_IDENT) {
 				topo->on_error = parse_policy(v);
-			else
-				error_hint(v->span, "write fail or skip", "invalid error policy");
+				if (topo->on_error == POLICY_DLQ)
+					topo->dlq_topic = xstrndup(v->str, v->len);
+			} else {
+				error_hint(v->span, "write fail, skip or dlq \"topic\"", "invalid error policy");
+			}
 		} else {
 			Suggest sg = { s->name, NULL, 0 };
 			for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)

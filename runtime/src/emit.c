@@ -76,6 +76,10 @@ void stoat_emit(stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_s
 	case STOAT_DRIVER_REPLAY:
 		stoat_replay_emit(cx->driver->replay, cx, sink, topic, key, value);
 		break;
+	case STOAT_DRIVER_KAFKA:
+		if (!stoat_kafka_emit(cx->driver->kafka, cx, sink, topic, key, value))
+			return;
+		break;
 	case STOAT_DRIVER_NONE:
 		stoat_error(cx, "internal error: no driver to emit to");
 		return;

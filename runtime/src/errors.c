@@ -81,6 +81,52 @@ bool stoat_decode_be_f64(stoat_ctx *cx, stoat_str s, double *out)
 	return true;
 }
 
+/* The dead-letter topic of the policy that applies to cx's source. */
+const char *stoat_effective_dlq_topic(const stoat_ctx *cx)
+{
+	if (cx->driver && cx->driver->policy_override == STOAT_POLICY_DLQ)
+		return cx->driver->dlq_override;
+	if (cx->source && cx->source->on_error == STOAT_POLICY_DLQ)
+		return cx->source->dlq_topic;
+	if (cx->app && cx->app->on_error == STOAT_POLICY_DLQ)
+		return cx->app->dlq_topic;
+	return NULL;
+}
+
+/* Formats v in decimal into the arena. */
+static stoat_str arena_decimal(stoat_ctx *cx, int64_t v)
+{
+	char tmp[24];
+	int n = snprintf(tmp, sizeof tmp, "%" PRId64, v);
+	return stoat_arena_strdup(&cx->arena, (stoat_str){ tmp, (size_t)n });
+}
+
+void stoat_dead_letter(stoat_ctx *cx)
+{
+	const char *topic = stoat_effective_dlq_topic(cx);
+	assert(topic && cx->msg);
+	const stoat_msg *m = cx->msg;
+	const char *src = cx->source ? cx->source->topic : "";
+	stoat_header extra[5] = {
+		{ STOAT_STR_LIT("stoat.error"),
+		  stoat_arena_strdup(&cx->arena, (stoat_str){ cx->error_message, strlen(cx->error_message) }) },
+		{ STOAT_STR_LIT("stoat.source.topic"), (stoat_str){ src, strlen(src) } },
+		{ STOAT_STR_LIT("stoat.source.partition"), arena_decimal(cx, m->partition) },
+		{ STOAT_STR_LIT("stoat.source.offset"), arena_decimal(cx, m->offset) },
+		{ STOAT_STR_LIT("stoat.source.timestamp"), arena_decimal(cx, m->timestamp) },
+	};
+	switch (cx->driver ? cx->driver->kind : STOAT_DRIVER_NONE) {
+	case STOAT_DRIVER_REPLAY:
+		stoat_replay_dead_letter(cx->driver->replay, cx, topic, extra, 5);
+		break;
+	case STOAT_DRIVER_KAFKA:
+		stoat_kafka_dead_letter(cx->driver->kafka, cx, topic, extra, 5);
+		break;
+	case STOAT_DRIVER_NONE:
+		break;
+	}
+}
+
 /*
  * The policy for a failed record: the command line's --on-error, else the
  * source's own, else the application's, else fail.
@@ -139,6 +185,27 @@ bool stoat_record_failed(stoat_ctx *cx)
 		cx->error = false;
 		return true;
 	}
+	if (policy == STOAT_POLICY_DLQ) {
+		cx->counters.records_dead_lettered++;
+		stoat_driver *d = cx->driver;
+		uint64_t seen = d ? d->skip_warnings_printed + d->skip_warnings_hidden + 1 : 1;
+		bool show = seen <= STOAT_SKIP_WARN_FIRST ||
+			    (seen - STOAT_SKIP_WARN_FIRST) % STOAT_SKIP_WARN_EVERY == 0;
+		if (show) {
+			char suffix[300];
+			snprintf(suffix, sizeof suffix, " (dead-lettered to %s)", stoat_effective_dlq_topic(cx));
+			report_record(cx, "warning", suffix);
+		}
+		if (d) {
+			if (show)
+				d->skip_warnings_printed++;
+			else
+				d->skip_warnings_hidden++;
+		}
+		stoat_dead_letter(cx);
+		cx->error = false;
+		return true;
+	}
 	assert(policy == STOAT_POLICY_FAIL);
 	report_record(cx, "error", "");
 	cx->error = false;
@@ -150,9 +217,11 @@ bool stoat_record_failed(stoat_ctx *cx)
 void stoat_print_summary(FILE *f, const stoat_driver *d, const stoat_counters *total)
 {
 	const char *app_id = d->app->app_id;
-	fprintf(f, "%s: records in %" PRIu64 ", out %" PRIu64 ", failed %" PRIu64 ", skipped %" PRIu64 "\n",
-		app_id, total->records_in, total->records_out, total->records_failed,
-		total->records_skipped);
+	fprintf(f,
+		"%s: records in %" PRIu64 ", out %" PRIu64 ", failed %" PRIu64 ", skipped %" PRIu64
+		", dead-lettered %" PRIu64 "\n",
+		app_id, total->records_in, total->records_out, total->records_failed, total->records_skipped,
+		total->records_dead_lettered);
 	if (d->skip_warnings_hidden)
 		fprintf(f, "%s: %" PRIu64 " of %" PRIu64 " skipped-record warnings were not shown\n", app_id,
 			d->skip_warnings_hidden, d->skip_warnings_hidden + d->skip_warnings_printed);
@@ -179,6 +248,7 @@ const char *stoat_policy_name(stoat_policy p)
 	case STOAT_POLICY_DEFAULT: return "default";
 	case STOAT_POLICY_FAIL: return "fail";
 	case STOAT_POLICY_SKIP: return "skip";
+	case STOAT_POLICY_DLQ: return "dlq";
 	}
 	return "(unknown policy)";
 }

@@ -62,9 +62,11 @@ size_t stoat_format_f64(char *out, double v);
 typedef enum stoat_driver_kind {
 	STOAT_DRIVER_NONE = 0, /* unit tests calling pipelines directly */
 	STOAT_DRIVER_REPLAY,
+	STOAT_DRIVER_KAFKA,
 } stoat_driver_kind;
 
 typedef struct stoat_replay stoat_replay;
+typedef struct stoat_kafka stoat_kafka;
 
 /* State every driver shares; the driver-specific part hangs off it. */
 struct stoat_driver {
@@ -74,6 +76,8 @@ struct stoat_driver {
 	uint64_t skip_warnings_printed;
 	uint64_t skip_warnings_hidden; /* rate-limited away, for the summary */
 	stoat_replay *replay;          /* kind == STOAT_DRIVER_REPLAY */
+	stoat_kafka *kafka;            /* kind == STOAT_DRIVER_KAFKA */
+	const char *dlq_override;      /* --on-error dlq:TOPIC */
 };
 
 /* The policy that applies to a failed record of cx's source. */
@@ -92,12 +96,19 @@ typedef struct stoat_topic_partitions {
 typedef struct stoat_replay_options {
 	const char *output_path; /* NULL: stdout */
 	stoat_policy policy_override;
+	const char *dlq_override; /* policy_override == STOAT_POLICY_DLQ */
 	stoat_topic_partitions *partitions;
 	size_t partition_count;
 	size_t batch_max;
 	bool stats;
 	const char **inputs;
 	size_t input_count;
+	/*
+	 * Instead of running each batch through its source's pipeline, hand
+	 * it here (the `load` command produces the records to Kafka).
+	 */
+	void (*batch_hook)(void *arg, stoat_ctx *cx, const stoat_msg *msgs, size_t n);
+	void *hook_arg;
 } stoat_replay_options;
 
 /* Runs the replay driver; returns the process exit status. */
@@ -106,6 +117,73 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt);
 /* The replay driver's half of stoat_emit(). */
 void stoat_replay_emit(stoat_replay *r, stoat_ctx *cx, int sink, stoat_str topic, stoat_str key,
 		       stoat_str value);
+
+/* ------------------------------------------------------------------ */
+/* The Kafka driver                                                    */
+/* ------------------------------------------------------------------ */
+
+/* A librdkafka property given on the command line, in YAML or the env. */
+typedef struct stoat_kafka_prop {
+	char *name;  /* "x.y", or "consumer.x.y" / "producer.x.y" for one client */
+	char *value;
+} stoat_kafka_prop;
+
+/* Settings of `run`, `load` and `dump`, after YAML, environment, flags. */
+typedef struct stoat_kafka_options {
+	const char *bootstrap_servers;
+	const char *instance_id;       /* NULL: a random one per process */
+	stoat_guarantee guarantee;
+	int64_t commit_interval_ms;
+	stoat_policy policy_override;
+	const char *dlq_override;
+	size_t batch_max;
+	int64_t idle_exit_ms;          /* run: exit after this long with no input (0: never) */
+	bool stats;
+	stoat_kafka_prop *props;
+	size_t prop_count;
+} stoat_kafka_options;
+
+/*
+ * Fills opt from the app's defaults, then the YAML file (--config or
+ * $STOAT_CONFIG), then STOAT_* environment variables, then the flags in
+ * argv[first..argc).  Leaves non-option arguments in *rest.  Returns 0 or
+ * an exit status after printing the problem.
+ */
+int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *command, int argc, char **argv,
+			  stoat_kafka_options *opt, char ***rest, int *rest_count);
+
+int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt);
+int stoat_kafka_load(const stoat_app *app, const stoat_kafka_options *opt, const char **inputs, size_t n);
+int stoat_kafka_dump(const stoat_app *app, const stoat_kafka_options *opt, const char **topics, size_t n,
+		     int64_t idle_ms, bool read_committed);
+
+/* The Kafka halves of stoat_emit and stoat_dead_letter; emit returns
+ * false after recording a per-record error. */
+bool stoat_kafka_emit(stoat_kafka *k, stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_str value);
+void stoat_kafka_dead_letter(stoat_kafka *k, stoat_ctx *cx, const char *dlq_topic, const stoat_header *extra,
+			     size_t extra_count);
+
+/* The replay driver's dead-letter output (see stoat_dead_letter). */
+void stoat_replay_dead_letter(stoat_replay *r, stoat_ctx *cx, const char *dlq_topic, const stoat_header *extra,
+			      size_t extra_count);
+
+/*
+ * Appends one record as a replay-format JSON line (the replay driver's
+ * output and `dump`); check_cx is scratch for validating JSON payloads.
+ */
+void stoat_format_record_line(stoat_buf *b, stoat_ctx *check_cx, stoat_str topic, int32_t partition,
+			      int64_t offset, int64_t timestamp, stoat_format key_format, stoat_str key,
+			      stoat_format value_format, stoat_str value, const stoat_header *headers,
+			      size_t header_count, const stoat_header *extra, size_t extra_count);
+
+/*
+ * Dead-letters the failed record of cx to its policy's topic: the input's
+ * key and value bytes unchanged, its headers, and five more: stoat.error,
+ * stoat.source.topic, .partition, .offset and .timestamp.  Called by
+ * stoat_record_failed under the dlq policy.
+ */
+void stoat_dead_letter(stoat_ctx *cx);
+const char *stoat_effective_dlq_topic(const stoat_ctx *cx);
 
 /* Prints `<app_id>: records in N, out N, failed N, skipped N` (and hidden
  * warnings) to f. */

@@ -1,6 +1,7 @@
 /*
  * main.c - stoat_main(), the command line every generated binary has:
- * `replay`, `describe`, `run` (Kafka; not yet), --help and --version.
+ * `run` (the Kafka driver), `replay` (files), `load` and `dump` (tools
+ * between replay files and Kafka), `describe`, --help and --version.
  * Nothing here calls exit(): stoat_main returns the status, so tests can
  * run it in-process.
  */
@@ -20,14 +21,16 @@ static void usage(FILE *f, const char *prog, const stoat_app *app)
 		"%s: a stream-processing application built with stoat.\n"
 		"\n"
 		"commands:\n"
+		"  run [options]              run against a Kafka cluster (consumer group, commits)\n"
 		"  replay [options] INPUT...  run on records read from JSON-lines files\n"
+		"  load [options] INPUT...    produce replay-format records to the source topics\n"
+		"  dump [options] TOPIC...    print the records of topics as replay-format lines\n"
 		"  describe                   print the application's sources, sinks and settings\n"
-		"  run                        run against Kafka (not available yet)\n"
 		"  --help, -h                 print this help\n"
 		"  --version                  print the version\n"
 		"\n"
-		"Run '%s replay --help' for the replay options.\n",
-		prog, app->app_id, prog);
+		"Run '%s run --help' or '%s replay --help' for their options.\n",
+		prog, app->app_id, prog, prog);
 }
 
 /* Prints the replay command's usage. */
@@ -41,7 +44,7 @@ static void replay_usage(FILE *f, const char *prog)
 		"\n"
 		"options:\n"
 		"  -o, --output FILE        write output records to FILE (default: standard output)\n"
-		"  --on-error fail|skip     error policy for every source, overriding the program's\n"
+		"  --on-error fail|skip|dlq:TOPIC  error policy for every source, overriding the program's\n"
 		"  --partitions TOPIC=N     partition count of an output topic (default 1; repeatable)\n"
 		"  --batch N                at most N records per batch (default 1024)\n"
 		"  --stats                  print record counts to standard error at the end\n"
@@ -147,8 +150,12 @@ static int replay_command(const stoat_app *app, const char *prog, int argc, char
 				opt.policy_override = STOAT_POLICY_FAIL;
 			else if (strcmp(value, "skip") == 0)
 				opt.policy_override = STOAT_POLICY_SKIP;
-			else
-				status = usage_error(prog, "replay ", "--on-error takes fail or skip, not '%s'", value);
+			else if (strncmp(value, "dlq:", 4) == 0 && value[4]) {
+				opt.policy_override = STOAT_POLICY_DLQ;
+				opt.dlq_override = value + 4;
+			} else
+				status = usage_error(prog, "replay ", "--on-error takes fail, skip or dlq:TOPIC, not '%s'",
+						     value);
 		} else if ((m = option_with_value(argc, argv, &i, NULL, "--partitions", &value)) != 0) {
 			const char *eq = m > 0 ? strrchr(value, '=') : NULL;
 			long n;
@@ -188,6 +195,86 @@ static int replay_command(const stoat_app *app, const char *prog, int argc, char
 		free((char *)opt.partitions[i].topic);
 	free(opt.partitions);
 	free(opt.inputs);
+	return status;
+}
+
+/* Prints the Kafka commands' usage. */
+static void kafka_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s run  [options]\n"
+		"       %s load [options] INPUT...\n"
+		"       %s dump [options] [--idle-ms N] [--read-uncommitted] TOPIC...\n"
+		"\n"
+		"run joins the application's consumer group (its application id), processes\n"
+		"records and commits: at_least_once flushes outputs and commits offsets;\n"
+		"exactly_once commits outputs and offsets in one transaction.  SIGTERM or SIGINT\n"
+		"finishes the batch, commits and leaves the group.\n"
+		"\n"
+		"options (later sources override earlier: app header, --config YAML file,\n"
+		"STOAT_* environment variables, these flags):\n"
+		"  -b, --bootstrap-servers HOST:PORT[,...]   the cluster ($STOAT_BOOTSTRAP_SERVERS)\n"
+		"  --config FILE              YAML settings ($STOAT_CONFIG)\n"
+		"  --guarantee at_least_once|exactly_once\n"
+		"  --commit-interval DURATION e.g. 100ms, 5s\n"
+		"  --instance-id ID           names this instance's transactional id (default random)\n"
+		"  --on-error fail|skip|dlq:TOPIC   error policy for every source\n"
+		"  --batch N                  records per batch (default 1000)\n"
+		"  --idle-exit DURATION       run: stop after no input for this long\n"
+		"  -X PROPERTY=VALUE          librdkafka property for both clients;\n"
+		"                             consumer.PROPERTY / producer.PROPERTY for one\n"
+		"  --stats                    print commit counts at the end\n"
+		"\n"
+		"Exit status: 0 ok, 1 a record failed under the fail policy, 2 bad usage or\n"
+		"configuration, 3 a fatal Kafka error (fenced, unwritable output).\n",
+		prog, prog, prog);
+}
+
+/* run, load and dump: configuration, then the driver. */
+static int kafka_command(const stoat_app *app, const char *prog, const char *command, int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			kafka_usage(stdout, prog);
+			return STOAT_EXIT_OK;
+		}
+	stoat_kafka_options opt;
+	char **rest;
+	int nrest;
+	int status = stoat_kafka_configure(app, prog, command, argc, argv, &opt, &rest, &nrest);
+	if (status != 0)
+		return status;
+	if (strcmp(command, "run") == 0) {
+		if (nrest > 0)
+			return usage_error(prog, "run ", "unexpected argument '%s'", rest[0]);
+		return stoat_kafka_run(app, &opt);
+	}
+	if (strcmp(command, "load") == 0) {
+		if (nrest == 0)
+			return usage_error(prog, "load ", "no input files");
+		return stoat_kafka_load(app, &opt, (const char **)rest, (size_t)nrest);
+	}
+	/* dump */
+	int64_t idle_ms = 2000;
+	bool read_committed = true;
+	const char **topics = calloc((size_t)nrest + 1, sizeof *topics);
+	size_t ntopics = 0;
+	for (int i = 0; i < nrest; i++) {
+		if (strcmp(rest[i], "--read-uncommitted") == 0) {
+			read_committed = false;
+		} else if (strcmp(rest[i], "--idle-ms") == 0 && i + 1 < nrest) {
+			long v;
+			if (!parse_count(rest[++i], 3600000, &v))
+				return usage_error(prog, "dump ", "--idle-ms needs milliseconds, not '%s'", rest[i]);
+			idle_ms = v;
+		} else {
+			topics[ntopics++] = rest[i];
+		}
+	}
+	if (ntopics == 0)
+		return usage_error(prog, "dump ", "no topics");
+	status = stoat_kafka_dump(app, &opt, topics, ntopics, idle_ms, read_committed);
+	free(topics);
 	return status;
 }
 
@@ -243,12 +330,8 @@ int stoat_main(const stoat_app *app, int argc, char **argv)
 		describe(stdout, app);
 		return fflush(stdout) == 0 ? STOAT_EXIT_OK : STOAT_EXIT_IO;
 	}
-	if (strcmp(command, "run") == 0) {
-		/* Placeholder: the Kafka driver (librdkafka consumer group and
-		 * producer) arrives in a later issue and will be dispatched here. */
-		fprintf(stderr, "%s: error: the Kafka driver is not available in this build yet\n", prog);
-		return STOAT_EXIT_USAGE;
-	}
+	if (strcmp(command, "run") == 0 || strcmp(command, "load") == 0 || strcmp(command, "dump") == 0)
+		return kafka_command(app, prog, command, argc - 2, argv + 2);
 	if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 || strcmp(command, "help") == 0) {
 		usage(stdout, prog, app);
 		return STOAT_EXIT_OK;

@@ -267,12 +267,15 @@ static void output_flush(stoat_replay *r)
 }
 
 /* True when bytes form exactly one JSON value (whitespace around allowed). */
-static bool json_valid(stoat_replay *r, stoat_str bytes)
+static bool json_valid(stoat_ctx *check_cx, stoat_str bytes)
 {
 	stoat_json j;
-	r->check_cx.error = false;
-	stoat_json_init(&j, &r->check_cx, bytes);
-	return stoat_json_skip(&j) && stoat_json_end(&j);
+	check_cx->error = false;
+	stoat_json_init(&j, check_cx, bytes);
+	bool ok = stoat_json_skip(&j) && stoat_json_end(&j);
+	check_cx->error = false;
+	stoat_arena_reset(&check_cx->arena);
+	return ok;
 }
 
 /* Writes ,"<field>_base64":"..." for bytes JSON cannot show as they are. */
@@ -312,9 +315,9 @@ static void put_field_name(stoat_buf *b, const char *field)
  * format (wrong length, invalid JSON or UTF-8) are written so that nothing
  * is lost: as a string when UTF-8, else as "<field>_base64".
  */
-static void put_payload(stoat_replay *r, const char *field, stoat_format format, stoat_str bytes)
+static void put_payload(stoat_buf *b, stoat_ctx *check_cx, const char *field, stoat_format format,
+			stoat_str bytes)
 {
-	stoat_buf *b = &r->out;
 	if (bytes.ptr == NULL) {
 		put_field_name(b, field);
 		stoat_buf_lit(b, "null");
@@ -326,7 +329,7 @@ static void put_payload(stoat_replay *r, const char *field, stoat_format format,
 		put_string_field(b, field, bytes);
 		return;
 	case STOAT_FMT_JSON:
-		if (!json_valid(r, bytes))
+		if (!json_valid(check_cx, bytes))
 			break;
 		put_field_name(b, field);
 		/* Newlines can only be whitespace in valid JSON; keep one line. */
@@ -345,7 +348,7 @@ static void put_payload(stoat_replay *r, const char *field, stoat_format format,
 			break;
 		{
 			int32_t v;
-			bool ok = stoat_decode_be32(&r->check_cx, bytes, &v);
+			bool ok = stoat_decode_be32(check_cx, bytes, &v);
 			assert(ok);
 			(void)ok;
 			put_field_name(b, field);
@@ -357,7 +360,7 @@ static void put_payload(stoat_replay *r, const char *field, stoat_format format,
 			break;
 		{
 			int64_t v;
-			bool ok = stoat_decode_be64(&r->check_cx, bytes, &v);
+			bool ok = stoat_decode_be64(check_cx, bytes, &v);
 			assert(ok);
 			(void)ok;
 			put_field_name(b, field);
@@ -370,7 +373,7 @@ static void put_payload(stoat_replay *r, const char *field, stoat_format format,
 		{
 			double v;
 			char text[32];
-			bool ok = stoat_decode_be_f64(&r->check_cx, bytes, &v);
+			bool ok = stoat_decode_be_f64(check_cx, bytes, &v);
 			assert(ok);
 			(void)ok;
 			size_t n = stoat_format_f64(text, v);
@@ -385,49 +388,92 @@ static void put_payload(stoat_replay *r, const char *field, stoat_format format,
 }
 
 /*
- * The replay half of stoat_emit: picks the partition as Kafka's default
- * partitioner would, numbers the record, and appends its JSON line.
+ * Appends one record as a replay-format JSON line: topic, partition,
+ * offset, timestamp, key, value (presented by their formats), then the
+ * headers and the extra headers, if any.
  */
-void stoat_replay_emit(stoat_replay *r, stoat_ctx *cx, int sink, stoat_str topic, stoat_str key,
-		       stoat_str value)
+void stoat_format_record_line(stoat_buf *b, stoat_ctx *check_cx, stoat_str topic, int32_t partition,
+			      int64_t offset, int64_t timestamp, stoat_format key_format, stoat_str key,
+			      stoat_format value_format, stoat_str value, const stoat_header *headers,
+			      size_t header_count, const stoat_header *extra, size_t extra_count)
 {
-	size_t ti = topic.ptr ? topic_lookup(r, topic) : r->sink_topic[sink];
-	assert(ti < r->topic_count);
-	const out_topic *t = &r->topics[ti];
-	const stoat_msg *m = cx->msg;
-	int32_t partition = key.ptr ? stoat_partition_for_key(key, t->partitions)
-				    : m->partition % t->partitions;
-	int64_t *next = offset_map_get(&r->out_offsets, partition_key(ti, partition));
-	int64_t offset = (*next)++;
-	const stoat_sink *s = &r->app->sinks[sink];
-
-	stoat_buf *b = &r->out;
 	stoat_buf_lit(b, "{\"topic\":");
-	stoat_buf_put_json_str(b, (stoat_str){ t->name, t->len });
+	stoat_buf_put_json_str(b, topic);
 	stoat_buf_lit(b, ",\"partition\":");
 	stoat_buf_put_i64(b, partition);
 	stoat_buf_lit(b, ",\"offset\":");
 	stoat_buf_put_i64(b, offset);
 	stoat_buf_lit(b, ",\"timestamp\":");
-	stoat_buf_put_i64(b, m->timestamp);
-	put_payload(r, "key", s->key_format, key);
-	put_payload(r, "value", s->value_format, value);
-	if (m->header_count) {
+	stoat_buf_put_i64(b, timestamp);
+	put_payload(b, check_cx, "key", key_format, key);
+	put_payload(b, check_cx, "value", value_format, value);
+	if (header_count + extra_count) {
 		stoat_buf_lit(b, ",\"headers\":{");
-		for (size_t i = 0; i < m->header_count; i++) {
+		for (size_t i = 0; i < header_count + extra_count; i++) {
+			const stoat_header *h = i < header_count ? &headers[i] : &extra[i - header_count];
 			if (i)
 				stoat_buf_putc(b, ',');
-			stoat_buf_put_json_str(b, m->headers[i].key);
+			stoat_buf_put_json_str(b, h->key);
 			stoat_buf_putc(b, ':');
-			if (m->headers[i].value.ptr)
-				stoat_buf_put_json_str(b, m->headers[i].value);
+			if (h->value.ptr)
+				stoat_buf_put_json_str(b, h->value);
 			else
 				stoat_buf_lit(b, "null");
 		}
 		stoat_buf_putc(b, '}');
 	}
 	stoat_buf_lit(b, "}\n");
-	if (b->len >= REPLAY_OUTPUT_CHUNK)
+}
+
+/* Picks the partition as Kafka's default partitioner would and numbers
+ * the record; returns the output topic's index. */
+static size_t place_record(stoat_replay *r, const stoat_ctx *cx, size_t ti, stoat_str key, int32_t *partition,
+			   int64_t *offset)
+{
+	const out_topic *t = &r->topics[ti];
+	*partition = key.ptr ? stoat_partition_for_key(key, t->partitions) : cx->msg->partition % t->partitions;
+	int64_t *next = offset_map_get(&r->out_offsets, partition_key(ti, *partition));
+	*offset = (*next)++;
+	return ti;
+}
+
+/*
+ * The replay half of stoat_emit: places the record and appends its JSON
+ * line, with the timestamp and headers of the record being processed.
+ */
+void stoat_replay_emit(stoat_replay *r, stoat_ctx *cx, int sink, stoat_str topic, stoat_str key,
+		       stoat_str value)
+{
+	size_t ti = topic.ptr ? topic_lookup(r, topic) : r->sink_topic[sink];
+	assert(ti < r->topic_count);
+	int32_t partition;
+	int64_t offset;
+	place_record(r, cx, ti, key, &partition, &offset);
+	const stoat_msg *m = cx->msg;
+	const stoat_sink *s = &r->app->sinks[sink];
+	stoat_format_record_line(&r->out, &r->check_cx, (stoat_str){ r->topics[ti].name, r->topics[ti].len },
+				 partition, offset, m->timestamp, s->key_format, key, s->value_format, value,
+				 m->headers, m->header_count, NULL, 0);
+	if (r->out.len >= REPLAY_OUTPUT_CHUNK)
+		output_flush(r);
+}
+
+/*
+ * Writes the record being processed, unchanged, to the dead-letter topic
+ * with the error headers (see stoat_dead_letter_headers).
+ */
+void stoat_replay_dead_letter(stoat_replay *r, stoat_ctx *cx, const char *dlq_topic, const stoat_header *extra,
+			      size_t extra_count)
+{
+	size_t ti = topic_lookup(r, (stoat_str){ dlq_topic, strlen(dlq_topic) });
+	int32_t partition;
+	int64_t offset;
+	const stoat_msg *m = cx->msg;
+	place_record(r, cx, ti, m->key, &partition, &offset);
+	stoat_format_record_line(&r->out, &r->check_cx, (stoat_str){ r->topics[ti].name, r->topics[ti].len },
+				 partition, offset, m->timestamp, STOAT_FMT_BYTES, m->key, STOAT_FMT_BYTES, m->value,
+				 m->headers, m->header_count, extra, extra_count);
+	if (r->out.len >= REPLAY_OUTPUT_CHUNK)
 		output_flush(r);
 }
 
@@ -905,7 +951,10 @@ static int replay_loop(stoat_replay *r)
 		cx->source = &r->app->sources[source];
 		cx->msg = NULL;
 		cx->error = false;
-		cx->source->pipeline(cx, r->batch, n);
+		if (r->opt->batch_hook)
+			r->opt->batch_hook(r->opt->hook_arg, cx, r->batch, n);
+		else
+			cx->source->pipeline(cx, r->batch, n);
 		cx->msg = NULL;
 		stoat_arena_reset(&cx->arena);
 
@@ -949,6 +998,7 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 	r->driver.kind = STOAT_DRIVER_REPLAY;
 	r->driver.app = app;
 	r->driver.policy_override = opt->policy_override;
+	r->driver.dlq_override = opt->dlq_override;
 	r->driver.replay = r;
 	r->app = app;
 	r->opt = opt;

@@ -152,8 +152,8 @@ static void p1_counts(stoat_ctx *cx, const stoat_msg *msgs, size_t n)
 }
 
 static const stoat_source test_sources[] = {
-	{ "orders", "orders", STOAT_FMT_TEXT, STOAT_FMT_JSON, STOAT_POLICY_DEFAULT, p0_orders },
-	{ "counts", "counts", STOAT_FMT_I32, STOAT_FMT_I64, STOAT_POLICY_DEFAULT, p1_counts },
+	{ "orders", "orders", STOAT_FMT_TEXT, STOAT_FMT_JSON, STOAT_POLICY_DEFAULT, p0_orders, NULL },
+	{ "counts", "counts", STOAT_FMT_I32, STOAT_FMT_I64, STOAT_POLICY_DEFAULT, p1_counts, NULL },
 };
 
 static const stoat_sink test_sinks[] = {
@@ -319,7 +319,7 @@ START_TEST(test_replay_end_to_end)
 	free(got);
 	ck_assert_str_eq(batch_log,
 			 "orders/0@0,1;counts/1@0;orders/0@2;orders/1@77;orders/0@3;counts/2@0;counts/1@1;");
-	ck_assert_str_eq(captured_err, "test-app: records in 8, out 8, failed 0, skipped 0\n");
+	ck_assert_str_eq(captured_err, "test-app: records in 8, out 8, failed 0, skipped 0, dead-lettered 0\n");
 	ck_assert_str_eq(captured_out, "");
 }
 END_TEST
@@ -358,7 +358,7 @@ START_TEST(test_fail_policy)
 	free(got);
 	ck_assert_str_eq(captured_err,
 			 "test-app: error: record orders/0@1 (timestamp 2): invalid JSON at byte 0: expected '{'\n"
-			 "test-app: records in 2, out 1, failed 1, skipped 0\n");
+			 "test-app: records in 2, out 1, failed 1, skipped 0, dead-lettered 0\n");
 }
 END_TEST
 
@@ -460,9 +460,15 @@ START_TEST(test_command_line)
 	const char *rhelp[] = { "replay", "-h", NULL };
 	ck_assert_int_eq(run_main(rhelp), 0);
 	ck_assert_ptr_nonnull(strstr(captured_out, "--partitions TOPIC=N"));
+	/* run without a cluster to connect to is a usage error, named as such. */
+	unsetenv("STOAT_BOOTSTRAP_SERVERS");
+	unsetenv("STOAT_CONFIG");
 	const char *run[] = { "run", NULL };
 	ck_assert_int_eq(run_main(run), STOAT_EXIT_USAGE);
-	ck_assert_ptr_nonnull(strstr(captured_err, "the Kafka driver is not available in this build yet"));
+	ck_assert_ptr_nonnull(strstr(captured_err, "no Kafka cluster given"));
+	const char *run_bad[] = { "run", "-b", "127.0.0.1:1", "--guarantee", "twice", NULL };
+	ck_assert_int_eq(run_main(run_bad), STOAT_EXIT_USAGE);
+	ck_assert_ptr_nonnull(strstr(captured_err, "guarantee must be at_least_once or exactly_once"));
 	const char *bogus[] = { "frobnicate", NULL };
 	ck_assert_int_eq(run_main(bogus), STOAT_EXIT_USAGE);
 	ck_assert_ptr_nonnull(strstr(captured_err, "unknown command 'frobnicate'"));
@@ -509,7 +515,7 @@ START_TEST(test_empty_input)
 	char *got = read_file(out);
 	ck_assert_str_eq(got, "");
 	free(got);
-	ck_assert_str_eq(captured_err, "test-app: records in 0, out 0, failed 0, skipped 0\n");
+	ck_assert_str_eq(captured_err, "test-app: records in 0, out 0, failed 0, skipped 0, dead-lettered 0\n");
 }
 END_TEST
 

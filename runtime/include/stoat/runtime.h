@@ -241,6 +241,7 @@ typedef enum stoat_policy {
 	STOAT_POLICY_DEFAULT = 0, /* a source without its own: the app's */
 	STOAT_POLICY_FAIL,        /* report and stop with a non-zero exit */
 	STOAT_POLICY_SKIP,        /* report (rate-limited), count, go on */
+	STOAT_POLICY_DLQ,         /* write the input record to a dead-letter topic, go on */
 } stoat_policy;
 
 typedef struct stoat_ctx stoat_ctx;
@@ -255,6 +256,7 @@ typedef struct stoat_source {
 	stoat_format value_format;
 	stoat_policy on_error;
 	stoat_pipeline_fn pipeline;
+	const char *dlq_topic; /* on_error == STOAT_POLICY_DLQ */
 } stoat_source;
 
 typedef struct stoat_sink {
@@ -269,11 +271,12 @@ typedef struct stoat_app {
 	const char *source_file; /* the .stoat file, as given to stoatc */
 	stoat_guarantee guarantee;
 	int64_t commit_interval_ms;
-	stoat_policy on_error; /* FAIL or SKIP */
+	stoat_policy on_error; /* FAIL, SKIP or DLQ */
 	const stoat_source *sources;
 	size_t source_count;
 	const stoat_sink *sinks;
 	size_t sink_count;
+	const char *dlq_topic; /* on_error == STOAT_POLICY_DLQ */
 } stoat_app;
 
 /* ------------------------------------------------------------------ */
@@ -289,6 +292,7 @@ typedef struct stoat_counters {
 	uint64_t records_out;
 	uint64_t records_failed;  /* per-record errors, whatever the policy */
 	uint64_t records_skipped; /* failures the skip policy let through */
+	uint64_t records_dead_lettered; /* failures written to a dead-letter topic */
 } stoat_counters;
 
 /*

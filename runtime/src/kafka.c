@@ -1,0 +1,1181 @@
+/*
+ * kafka.c - the Kafka driver: `run`, plus the `load` and `dump` tools.
+ *
+ * One stream thread: a consumer in the application's consumer group
+ * (cooperative-sticky rebalancing, read_committed, offsets committed by
+ * us) and one producer (idempotent, zstd; transactional under
+ * exactly-once).  The loop takes a batch of records from the consumer
+ * queue, hands each run of records from one partition to its source's
+ * pipeline, and commits on the commit interval:
+ *
+ *   at_least_once  flush the producer (every output acknowledged), then
+ *                  commit the consumed offsets;
+ *   exactly_once   send the consumed offsets to the transaction and commit
+ *                  it (EOS v2: the transaction carries the group
+ *                  metadata, so one producer serves every partition).
+ *                  An abortable error aborts the transaction and rewinds
+ *                  every partition to its committed offset; a fatal error
+ *                  or fencing stops the process with a message.
+ *
+ * Partitions are revoked only after the work done on them is committed.
+ * SIGTERM and SIGINT finish the batch, commit and leave the group.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <librdkafka/rdkafka.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A partition this instance has been assigned. */
+typedef struct kafka_partition {
+	char *topic;
+	int32_t partition;
+	size_t source;       /* index into app->sources */
+	int64_t next_offset; /* the offset after the last record processed; -1: none yet */
+	int64_t committed;   /* next_offset as of the last commit; -1: none */
+	bool assigned;
+} kafka_partition;
+
+struct stoat_kafka {
+	stoat_driver driver;
+	const stoat_app *app;
+	const stoat_kafka_options *opt;
+	rd_kafka_t *consumer;
+	rd_kafka_t *producer;
+	rd_kafka_queue_t *queue;
+	rd_kafka_topic_t **sink_topics; /* per sink with a fixed topic */
+	stoat_ctx *tasks;                /* one context per source */
+	kafka_partition *parts;
+	size_t part_count, part_cap;
+	rd_kafka_message_t **rkmsgs;
+	stoat_msg *batch;
+	bool eos;
+	bool in_txn;
+	bool failed;        /* the fail policy stopped the app: commit nothing */
+	bool fatal;         /* a fatal Kafka error: commit nothing */
+	bool dirty;         /* progress since the last commit */
+	int64_t last_commit_ms;
+	int64_t last_input_ms;
+	int64_t last_warn_ms;
+	char transactional_id[256];
+	char delivery_error[512];
+	uint64_t commits;
+	uint64_t aborts;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* "<app>: " + message, to stderr: the driver's log. */
+static void logf_(const stoat_kafka *k, const char *fmt, ...) STOAT_PRINTF(2, 3);
+static void logf_(const stoat_kafka *k, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", k->app->app_id);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void *xmalloc_(size_t n)
+{
+	void *p = calloc(1, n ? n : 1);
+	if (!p) {
+		fputs("stoat: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Client configuration                                                */
+/* ------------------------------------------------------------------ */
+
+/* Sets a property, reporting a bad one; false on error. */
+static bool conf_set(rd_kafka_conf_t *conf, const char *prog, const char *name, const char *value)
+{
+	char err[512];
+	if (rd_kafka_conf_set(conf, name, value, err, sizeof err) != RD_KAFKA_CONF_OK) {
+		fprintf(stderr, "%s: error: Kafka property %s=%s: %s\n", prog, name, value, err);
+		return false;
+	}
+	return true;
+}
+
+/* Applies user properties meant for `role` ("consumer" or "producer"). */
+static bool conf_user(rd_kafka_conf_t *conf, const stoat_kafka_options *opt, const char *prog, const char *role)
+{
+	size_t rl = strlen(role);
+	for (size_t i = 0; i < opt->prop_count; i++) {
+		const char *name = opt->props[i].name;
+		bool for_consumer = strncmp(name, "consumer.", 9) == 0;
+		bool for_producer = strncmp(name, "producer.", 9) == 0;
+		if (for_consumer || for_producer) {
+			if (strncmp(name, role, rl) != 0 || name[rl] != '.')
+				continue;
+			name += rl + 1;
+		}
+		if (!conf_set(conf, prog, name, opt->props[i].value))
+			return false;
+	}
+	return true;
+}
+
+/* Logs client errors; connection trouble at most every 10 s. */
+static void error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
+{
+	stoat_kafka *k = opaque;
+	(void)rk;
+	if (err == RD_KAFKA_RESP_ERR__FATAL) {
+		char why[512];
+		rd_kafka_resp_err_t orig = rd_kafka_fatal_error(rk, why, sizeof why);
+		logf_(k, "error: fatal Kafka error: %s: %s", rd_kafka_err2name(orig), why);
+		k->fatal = true;
+		stop_requested = 1;
+		return;
+	}
+	int64_t now = now_ms();
+	if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN || err == RD_KAFKA_RESP_ERR__TRANSPORT ||
+	    err == RD_KAFKA_RESP_ERR__RESOLVE) {
+		if (now - k->last_warn_ms < 10000)
+			return;
+		k->last_warn_ms = now;
+		logf_(k, "warning: cannot reach the Kafka cluster at %s (%s); retrying", k->opt->bootstrap_servers,
+		      reason);
+		return;
+	}
+	logf_(k, "warning: Kafka: %s: %s", rd_kafka_err2name(err), reason);
+}
+
+/* Delivery reports: remember the first failure; the loop acts on it. */
+static void delivery_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
+{
+	stoat_kafka *k = opaque;
+	(void)rk;
+	if (m->err && !k->delivery_error[0])
+		snprintf(k->delivery_error, sizeof k->delivery_error, "cannot write to topic %s: %s",
+			 rd_kafka_topic_name(m->rkt), rd_kafka_err2str(m->err));
+}
+
+static rd_kafka_t *new_producer(stoat_kafka *k, const char *prog, bool transactional)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char err[512];
+	bool ok = conf_set(conf, prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
+		  conf_set(conf, prog, "client.id", k->app->app_id) &&
+		  conf_set(conf, prog, "enable.idempotence", "true") &&
+		  conf_set(conf, prog, "acks", "all") &&
+		  conf_set(conf, prog, "compression.type", "zstd") &&
+		  conf_set(conf, prog, "linger.ms", "5") &&
+		  conf_set(conf, prog, "batch.num.messages", "10000") &&
+		  conf_set(conf, prog, "queue.buffering.max.messages", "1000000") &&
+		  conf_set(conf, prog, "queue.buffering.max.kbytes", "262144") &&
+		  /* Kafka's Java default partitioner: murmur2 of the key. */
+		  conf_set(conf, prog, "partitioner", "murmur2_random") &&
+		  conf_set(conf, prog, "topic.metadata.refresh.interval.ms", "10000");
+	if (ok && transactional) {
+		ok = conf_set(conf, prog, "transactional.id", k->transactional_id) &&
+		     conf_set(conf, prog, "transaction.timeout.ms", "10000");
+	} else if (ok) {
+		/* At-least-once: keep retrying while the cluster is away. */
+		ok = conf_set(conf, prog, "message.timeout.ms", "0");
+	}
+	if (!ok || !conf_user(conf, k->opt, prog, "producer")) {
+		rd_kafka_conf_destroy(conf);
+		return NULL;
+	}
+	rd_kafka_conf_set_opaque(conf, k);
+	rd_kafka_conf_set_error_cb(conf, error_cb);
+	rd_kafka_conf_set_dr_msg_cb(conf, delivery_cb);
+	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+	if (!rk)
+		fprintf(stderr, "%s: error: cannot create the Kafka producer: %s\n", prog, err);
+	return rk;
+}
+
+/* ------------------------------------------------------------------ */
+/* Partitions and offsets                                              */
+/* ------------------------------------------------------------------ */
+
+static kafka_partition *find_part(stoat_kafka *k, const char *topic, int32_t partition)
+{
+	for (size_t i = 0; i < k->part_count; i++)
+		if (k->parts[i].partition == partition && strcmp(k->parts[i].topic, topic) == 0)
+			return &k->parts[i];
+	return NULL;
+}
+
+static size_t source_of_topic(const stoat_app *app, const char *topic)
+{
+	for (size_t i = 0; i < app->source_count; i++)
+		if (strcmp(app->sources[i].topic, topic) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+/* The offsets to commit: every assigned partition that made progress. */
+static rd_kafka_topic_partition_list_t *progress(stoat_kafka *k, bool only_changed)
+{
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)k->part_count + 1);
+	for (size_t i = 0; i < k->part_count; i++) {
+		kafka_partition *p = &k->parts[i];
+		if (!p->assigned || p->next_offset < 0)
+			continue;
+		if (only_changed && p->next_offset == p->committed)
+			continue;
+		rd_kafka_topic_partition_list_add(l, p->topic, p->partition)->offset = p->next_offset;
+	}
+	return l;
+}
+
+static void mark_committed(stoat_kafka *k)
+{
+	for (size_t i = 0; i < k->part_count; i++)
+		if (k->parts[i].assigned)
+			k->parts[i].committed = k->parts[i].next_offset;
+	k->dirty = false;
+	k->commits++;
+}
+
+/*
+ * Puts every assigned partition back at its committed offset (after an
+ * aborted transaction): the records since are read and processed again.
+ */
+static void rewind_to_committed(stoat_kafka *k)
+{
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)k->part_count + 1);
+	for (size_t i = 0; i < k->part_count; i++)
+		if (k->parts[i].assigned)
+			rd_kafka_topic_partition_list_add(l, k->parts[i].topic, k->parts[i].partition);
+	if (l->cnt == 0) {
+		rd_kafka_topic_partition_list_destroy(l);
+		return;
+	}
+	rd_kafka_resp_err_t err;
+	while ((err = rd_kafka_committed(k->consumer, l, 10000)) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+		logf_(k, "warning: cannot read committed offsets (%s); retrying", rd_kafka_err2str(err));
+		if (stop_requested)
+			break;
+		sleep(1);
+	}
+	for (int i = 0; i < l->cnt; i++) {
+		if (l->elems[i].offset < 0)
+			l->elems[i].offset = RD_KAFKA_OFFSET_BEGINNING;
+		kafka_partition *p = find_part(k, l->elems[i].topic, l->elems[i].partition);
+		if (p)
+			p->next_offset = p->committed = l->elems[i].offset >= 0 ? l->elems[i].offset : -1;
+	}
+	rd_kafka_error_t *e = rd_kafka_seek_partitions(k->consumer, l, 10000);
+	if (e) {
+		logf_(k, "warning: cannot rewind: %s", rd_kafka_error_string(e));
+		rd_kafka_error_destroy(e);
+	}
+	rd_kafka_topic_partition_list_destroy(l);
+	k->dirty = false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Commits                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Serves delivery reports until every output is acknowledged. */
+static bool flush_outputs(stoat_kafka *k)
+{
+	int64_t start = now_ms(), warned = start;
+	while (rd_kafka_outq_len(k->producer) > 0) {
+		rd_kafka_poll(k->producer, 100);
+		if (k->delivery_error[0] || k->fatal)
+			return false;
+		if (now_ms() - warned > 10000) {
+			warned = now_ms();
+			logf_(k, "warning: %d output records still unacknowledged after %" PRId64 " s; waiting",
+			      rd_kafka_outq_len(k->producer), (warned - start) / 1000);
+		}
+	}
+	rd_kafka_poll(k->producer, 0);
+	return !k->delivery_error[0];
+}
+
+/* Handles a transactional API error: true if the caller may go on. */
+static bool txn_error(stoat_kafka *k, rd_kafka_error_t *e, const char *what, bool *abort)
+{
+	*abort = false;
+	if (!e)
+		return true;
+	if (rd_kafka_error_is_fatal(e) || rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR__FENCED ||
+	    rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR_PRODUCER_FENCED) {
+		logf_(k, "error: %s: %s%s", what, rd_kafka_error_string(e),
+		      rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR__FENCED ||
+				      rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR_PRODUCER_FENCED
+			      ? " (another instance with the same instance id took over: stopping)"
+			      : " (fatal: stopping)");
+		k->fatal = true;
+		stop_requested = 1;
+	} else if (rd_kafka_error_txn_requires_abort(e)) {
+		logf_(k, "warning: %s: %s; aborting the transaction and reprocessing from the last commit", what,
+		      rd_kafka_error_string(e));
+		*abort = true;
+	} else {
+		logf_(k, "warning: %s: %s; retrying", what, rd_kafka_error_string(e));
+	}
+	rd_kafka_error_destroy(e);
+	return false;
+}
+
+static void abort_and_rewind(stoat_kafka *k)
+{
+	rd_kafka_error_t *e;
+	while ((e = rd_kafka_abort_transaction(k->producer, 30000)) != NULL) {
+		bool abort;
+		txn_error(k, e, "aborting the transaction", &abort);
+		if (k->fatal)
+			return;
+		sleep(1);
+	}
+	k->in_txn = false;
+	k->aborts++;
+	k->delivery_error[0] = '\0';
+	rewind_to_committed(k);
+}
+
+/*
+ * Commits the work done so far.  Returns false only when the process must
+ * stop (fatal error); transient failures are retried or, under
+ * exactly-once, turned into an abort and a rewind.
+ */
+static bool commit(stoat_kafka *k)
+{
+	if (k->failed || k->fatal)
+		return !k->fatal;
+	if (!k->eos) {
+		if (!flush_outputs(k)) {
+			if (k->delivery_error[0])
+				logf_(k, "error: %s; stopping without committing (the records will be processed again)",
+				      k->delivery_error);
+			k->fatal = true;
+			return false;
+		}
+		rd_kafka_topic_partition_list_t *l = progress(k, true);
+		if (l->cnt > 0) {
+			rd_kafka_resp_err_t err = rd_kafka_commit(k->consumer, l, 0);
+			if (err) {
+				logf_(k, "warning: cannot commit offsets: %s; will retry", rd_kafka_err2str(err));
+				rd_kafka_topic_partition_list_destroy(l);
+				return true;
+			}
+		}
+		rd_kafka_topic_partition_list_destroy(l);
+		mark_committed(k);
+		k->last_commit_ms = now_ms();
+		return true;
+	}
+	if (!k->in_txn)
+		return true;
+	for (int attempt = 0;; attempt++) {
+		bool abort = false;
+		rd_kafka_topic_partition_list_t *l = progress(k, false);
+		rd_kafka_error_t *e = NULL;
+		if (l->cnt > 0) {
+			rd_kafka_consumer_group_metadata_t *md = rd_kafka_consumer_group_metadata(k->consumer);
+			e = rd_kafka_send_offsets_to_transaction(k->producer, l, md, 30000);
+			rd_kafka_consumer_group_metadata_destroy(md);
+		}
+		rd_kafka_topic_partition_list_destroy(l);
+		if (txn_error(k, e, "sending offsets to the transaction", &abort)) {
+			e = rd_kafka_commit_transaction(k->producer, 60000);
+			if (txn_error(k, e, "committing the transaction", &abort)) {
+				k->in_txn = false;
+				mark_committed(k);
+				k->last_commit_ms = now_ms();
+				return true;
+			}
+		}
+		if (k->fatal)
+			return false;
+		if (abort) {
+			abort_and_rewind(k);
+			k->last_commit_ms = now_ms();
+			return !k->fatal;
+		}
+		if (stop_requested && attempt > 3) {
+			abort_and_rewind(k);
+			return !k->fatal;
+		}
+		sleep(1);
+	}
+}
+
+static bool begin_transaction(stoat_kafka *k)
+{
+	while (!k->in_txn) {
+		bool abort;
+		if (txn_error(k, rd_kafka_begin_transaction(k->producer), "beginning a transaction", &abort)) {
+			k->in_txn = true;
+			return true;
+		}
+		if (k->fatal)
+			return false;
+		sleep(1);
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Rebalancing                                                         */
+/* ------------------------------------------------------------------ */
+
+/* "t[0], t[1], u[3]" for the log. */
+static void log_partitions(stoat_kafka *k, const char *what, const rd_kafka_topic_partition_list_t *l)
+{
+	char text[1024];
+	size_t n = 0;
+	text[0] = '\0';
+	for (int i = 0; i < l->cnt && n < sizeof text - 64; i++)
+		n += (size_t)snprintf(text + n, sizeof text - n, "%s%s[%" PRId32 "]", i ? ", " : "", l->elems[i].topic,
+				      l->elems[i].partition);
+	if (l->cnt)
+		logf_(k, "%s %d partition%s: %s", what, l->cnt, l->cnt == 1 ? "" : "s", text);
+}
+
+static void rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t *parts,
+			 void *opaque)
+{
+	stoat_kafka *k = opaque;
+	if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+		log_partitions(k, "assigned", parts);
+		for (int i = 0; i < parts->cnt; i++) {
+			const char *topic = parts->elems[i].topic;
+			kafka_partition *p = find_part(k, topic, parts->elems[i].partition);
+			if (!p) {
+				if (k->part_count == k->part_cap) {
+					k->part_cap = k->part_cap ? k->part_cap * 2 : 16;
+					kafka_partition *np = realloc(k->parts, k->part_cap * sizeof *np);
+					if (!np)
+						abort();
+					k->parts = np;
+				}
+				p = &k->parts[k->part_count++];
+				memset(p, 0, sizeof *p);
+				p->topic = strdup(topic);
+				p->partition = parts->elems[i].partition;
+				p->source = source_of_topic(k->app, topic);
+			}
+			p->assigned = true;
+			p->next_offset = p->committed = -1;
+		}
+		rd_kafka_error_t *e = rd_kafka_incremental_assign(rk, parts);
+		if (e) {
+			logf_(k, "error: cannot take the assigned partitions: %s", rd_kafka_error_string(e));
+			rd_kafka_error_destroy(e);
+		}
+		return;
+	}
+	if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+		bool lost = rd_kafka_assignment_lost(rk);
+		if (lost) {
+			/* Another instance owns them already: committing would be wrong. */
+			log_partitions(k, "lost", parts);
+			if (k->eos && k->in_txn)
+				abort_and_rewind(k);
+		} else {
+			log_partitions(k, "revoked", parts);
+			commit(k);
+		}
+		for (int i = 0; i < parts->cnt; i++) {
+			kafka_partition *p = find_part(k, parts->elems[i].topic, parts->elems[i].partition);
+			if (p)
+				p->assigned = false;
+		}
+		rd_kafka_error_t *e = rd_kafka_incremental_unassign(rk, parts);
+		if (e) {
+			logf_(k, "warning: cannot release partitions: %s", rd_kafka_error_string(e));
+			rd_kafka_error_destroy(e);
+		}
+		return;
+	}
+	logf_(k, "warning: rebalance error: %s", rd_kafka_err2str(err));
+}
+
+/* ------------------------------------------------------------------ */
+/* Emitting                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Produces one record, waiting while the local queue is full. */
+static bool produce(stoat_kafka *k, stoat_ctx *cx, rd_kafka_topic_t *rkt, const char *topic_name,
+		    stoat_str topic, stoat_str key, stoat_str value, const stoat_header *extra, size_t extra_count)
+{
+	const stoat_msg *m = cx->msg;
+	enum { MAX_VU = 80 };
+	rd_kafka_vu_t vu[MAX_VU];
+	size_t n = 0;
+	char topic_buf[256];
+	if (rkt) {
+		vu[n].vtype = RD_KAFKA_VTYPE_RKT;
+		vu[n++].u.rkt = rkt;
+	} else {
+		const char *name = topic_name;
+		if (!name) {
+			size_t len = topic.len < sizeof topic_buf - 1 ? topic.len : sizeof topic_buf - 1;
+			memcpy(topic_buf, topic.ptr, len);
+			topic_buf[len] = '\0';
+			name = topic_buf;
+		}
+		vu[n].vtype = RD_KAFKA_VTYPE_TOPIC;
+		vu[n++].u.cstr = name;
+	}
+	vu[n].vtype = RD_KAFKA_VTYPE_MSGFLAGS;
+	vu[n++].u.i = RD_KAFKA_MSG_F_COPY;
+	vu[n].vtype = RD_KAFKA_VTYPE_KEY;
+	vu[n].u.mem.ptr = (void *)key.ptr;
+	vu[n++].u.mem.size = key.ptr ? key.len : 0;
+	vu[n].vtype = RD_KAFKA_VTYPE_VALUE;
+	vu[n].u.mem.ptr = (void *)value.ptr;
+	vu[n++].u.mem.size = value.ptr ? value.len : 0;
+	vu[n].vtype = RD_KAFKA_VTYPE_TIMESTAMP;
+	vu[n++].u.i64 = m->timestamp;
+	/* Headers travel with the record, as in Kafka Streams. */
+	for (size_t i = 0; i < m->header_count + extra_count && n < MAX_VU; i++) {
+		const stoat_header *h = i < m->header_count ? &m->headers[i] : &extra[i - m->header_count];
+		vu[n].vtype = RD_KAFKA_VTYPE_HEADER;
+		char *name = stoat_arena_alloc(&cx->arena, h->key.len + 1);
+		memcpy(name, h->key.ptr, h->key.len);
+		name[h->key.len] = '\0';
+		vu[n].u.header.name = name;
+		vu[n].u.header.val = h->value.ptr;
+		vu[n++].u.header.size = h->value.ptr ? (ssize_t)h->value.len : 0;
+	}
+	for (;;) {
+		rd_kafka_error_t *e = rd_kafka_produceva(k->producer, vu, n);
+		if (!e)
+			return true;
+		rd_kafka_resp_err_t code = rd_kafka_error_code(e);
+		if (code == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+			rd_kafka_error_destroy(e);
+			rd_kafka_poll(k->producer, 50);
+			continue;
+		}
+		stoat_error(cx, "cannot produce to %s: %s", rkt ? rd_kafka_topic_name(rkt) : vu[0].u.cstr,
+			    rd_kafka_error_string(e));
+		rd_kafka_error_destroy(e);
+		return false;
+	}
+}
+
+bool stoat_kafka_emit(stoat_kafka *k, stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_str value)
+{
+	rd_kafka_topic_t *rkt = topic.ptr ? NULL : k->sink_topics[sink];
+	return produce(k, cx, rkt, NULL, topic, key, value, NULL, 0);
+}
+
+void stoat_kafka_dead_letter(stoat_kafka *k, stoat_ctx *cx, const char *dlq_topic, const stoat_header *extra,
+			     size_t extra_count)
+{
+	const stoat_msg *m = cx->msg;
+	cx->error = false; /* produce() records its own failure, if any */
+	if (!produce(k, cx, NULL, dlq_topic, (stoat_str){ NULL, 0 }, m->key, m->value, extra, extra_count)) {
+		logf_(k, "error: cannot dead-letter a record: %s", cx->error_message);
+		k->fatal = true;
+		stop_requested = 1;
+	}
+	cx->error = true;
+}
+
+/* ------------------------------------------------------------------ */
+/* The loop                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Converts librdkafka's messages [from, to) of one partition and runs them. */
+static void run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_message_t **rk, size_t n)
+{
+	stoat_ctx *cx = &k->tasks[p->source];
+	for (size_t i = 0; i < n; i++) {
+		rd_kafka_message_t *r = rk[i];
+		stoat_msg *m = &k->batch[i];
+		rd_kafka_timestamp_type_t tt;
+		m->partition = r->partition;
+		m->offset = r->offset;
+		m->timestamp = rd_kafka_message_timestamp(r, &tt);
+		if (m->timestamp < 0)
+			m->timestamp = 0;
+		m->key = (stoat_str){ r->key, r->key ? r->key_len : 0 };
+		m->value = (stoat_str){ r->payload, r->payload ? r->len : 0 };
+		m->headers = NULL;
+		m->header_count = 0;
+		rd_kafka_headers_t *hdrs;
+		if (rd_kafka_message_headers(r, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+			size_t count = rd_kafka_header_cnt(hdrs);
+			stoat_header *h = stoat_arena_alloc(&cx->arena, count * sizeof *h);
+			for (size_t j = 0; j < count; j++) {
+				const char *name;
+				const void *val;
+				size_t size;
+				if (rd_kafka_header_get_all(hdrs, j, &name, &val, &size) != RD_KAFKA_RESP_ERR_NO_ERROR)
+					break;
+				h[j].key = (stoat_str){ name, strlen(name) };
+				h[j].value = (stoat_str){ val, val ? size : 0 };
+				m->header_count = j + 1;
+			}
+			m->headers = h;
+		}
+	}
+	cx->source = &k->app->sources[p->source];
+	cx->msg = NULL;
+	cx->error = false;
+	cx->source->pipeline(cx, k->batch, n);
+	cx->msg = NULL;
+	stoat_arena_reset(&cx->arena);
+	if (cx->stopped) {
+		k->failed = true;
+		stop_requested = 1;
+		return;
+	}
+	p->next_offset = rk[n - 1]->offset + 1;
+	k->dirty = true;
+}
+
+/* Handles an error event from the consumer queue. */
+static void consumer_event(stoat_kafka *k, rd_kafka_message_t *r)
+{
+	if (r->err == RD_KAFKA_RESP_ERR__PARTITION_EOF)
+		return;
+	int64_t now = now_ms();
+	if (r->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || r->err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
+		if (now - k->last_warn_ms >= 10000) {
+			k->last_warn_ms = now;
+			logf_(k, "warning: source topic %s does not exist (yet); waiting for it",
+			      r->rkt ? rd_kafka_topic_name(r->rkt) : "?");
+		}
+		return;
+	}
+	if (now - k->last_warn_ms >= 1000) {
+		k->last_warn_ms = now;
+		logf_(k, "warning: consumer: %s", rd_kafka_message_errstr(r));
+	}
+}
+
+/* Runs one batch from the consumer queue; returns the records taken. */
+static ssize_t poll_once(stoat_kafka *k)
+{
+	ssize_t n = rd_kafka_consume_batch_queue(k->queue, 100, k->rkmsgs, k->opt->batch_max);
+	if (n < 0) {
+		logf_(k, "warning: consumer: %s", rd_kafka_err2str(rd_kafka_last_error()));
+		return 0;
+	}
+	ssize_t records = 0;
+	for (ssize_t i = 0; i < n; i++)
+		if (!k->rkmsgs[i]->err)
+			records++;
+	if (records > 0 && k->eos && !k->failed && !begin_transaction(k)) {
+		for (ssize_t i = 0; i < n; i++)
+			rd_kafka_message_destroy(k->rkmsgs[i]);
+		return 0;
+	}
+	ssize_t i = 0;
+	while (i < n && !k->failed && !k->fatal) {
+		rd_kafka_message_t *r = k->rkmsgs[i];
+		if (r->err) {
+			consumer_event(k, r);
+			i++;
+			continue;
+		}
+		ssize_t j = i + 1;
+		while (j < n && !k->rkmsgs[j]->err && k->rkmsgs[j]->rkt == r->rkt &&
+		       k->rkmsgs[j]->partition == r->partition)
+			j++;
+		kafka_partition *p = find_part(k, rd_kafka_topic_name(r->rkt), r->partition);
+		/* Records of a partition revoked meanwhile are not ours to process. */
+		if (p && p->assigned && p->source != SIZE_MAX)
+			run_partition_batch(k, p, &k->rkmsgs[i], (size_t)(j - i));
+		i = j;
+	}
+	for (ssize_t m = 0; m < n; m++)
+		rd_kafka_message_destroy(k->rkmsgs[m]);
+	rd_kafka_poll(k->producer, 0);
+	return records;
+}
+
+static stoat_counters total_counters(const stoat_kafka *k)
+{
+	stoat_counters t = { 0 };
+	for (size_t i = 0; i < k->app->source_count; i++) {
+		const stoat_counters *c = &k->tasks[i].counters;
+		t.records_in += c->records_in;
+		t.records_out += c->records_out;
+		t.records_failed += c->records_failed;
+		t.records_skipped += c->records_skipped;
+		t.records_dead_lettered += c->records_dead_lettered;
+	}
+	return t;
+}
+
+/* A random hex id for this process (its transactional.id suffix). */
+static void random_id(char *out, size_t n)
+{
+	FILE *f = fopen("/dev/urandom", "rb");
+	unsigned char b[8] = { 0 };
+	if (!f || fread(b, 1, sizeof b, f) != sizeof b) {
+		uint64_t x = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+		memcpy(b, &x, sizeof b);
+	}
+	if (f)
+		fclose(f);
+	snprintf(out, n, "%02x%02x%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+}
+
+static rd_kafka_t *new_consumer(stoat_kafka *k, const char *prog)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char err[512];
+	bool ok = conf_set(conf, prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
+		  conf_set(conf, prog, "group.id", k->app->app_id) &&
+		  conf_set(conf, prog, "client.id", k->app->app_id) &&
+		  conf_set(conf, prog, "partition.assignment.strategy", "cooperative-sticky") &&
+		  conf_set(conf, prog, "enable.auto.commit", "false") &&
+		  conf_set(conf, prog, "enable.auto.offset.store", "false") &&
+		  conf_set(conf, prog, "auto.offset.reset", "earliest") &&
+		  conf_set(conf, prog, "isolation.level", "read_committed") &&
+		  /* The defaults throttle consume->produce to ~200K msg/s. */
+		  conf_set(conf, prog, "queued.min.messages", "200000") &&
+		  conf_set(conf, prog, "queued.max.messages.kbytes", "131072") &&
+		  conf_set(conf, prog, "fetch.wait.max.ms", "100") &&
+		  conf_set(conf, prog, "session.timeout.ms", "10000") &&
+		  conf_set(conf, prog, "heartbeat.interval.ms", "1000") &&
+		  conf_set(conf, prog, "topic.metadata.refresh.interval.ms", "5000") &&
+		  conf_set(conf, prog, "allow.auto.create.topics", "false");
+	if (!ok || !conf_user(conf, k->opt, prog, "consumer")) {
+		rd_kafka_conf_destroy(conf);
+		return NULL;
+	}
+	rd_kafka_conf_set_opaque(conf, k);
+	rd_kafka_conf_set_error_cb(conf, error_cb);
+	rd_kafka_conf_set_rebalance_cb(conf, rebalance_cb);
+	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+	if (!rk)
+		fprintf(stderr, "%s: error: cannot create the Kafka consumer: %s\n", prog, err);
+	return rk;
+}
+
+int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
+{
+	stoat_kafka *k = xmalloc_(sizeof *k);
+	k->app = app;
+	k->opt = opt;
+	k->eos = opt->guarantee == STOAT_EXACTLY_ONCE;
+	k->driver.kind = STOAT_DRIVER_KAFKA;
+	k->driver.app = app;
+	k->driver.policy_override = opt->policy_override;
+	k->driver.dlq_override = opt->dlq_override;
+	k->driver.kafka = k;
+	char rid[32];
+	if (opt->instance_id)
+		snprintf(k->transactional_id, sizeof k->transactional_id, "%s-%s", app->app_id, opt->instance_id);
+	else {
+		random_id(rid, sizeof rid);
+		snprintf(k->transactional_id, sizeof k->transactional_id, "%s-%s", app->app_id, rid);
+	}
+	const char *prog = app->app_id;
+	int status = STOAT_EXIT_OK;
+
+	k->producer = new_producer(k, prog, k->eos);
+	k->consumer = k->producer ? new_consumer(k, prog) : NULL;
+	if (!k->producer || !k->consumer) {
+		status = STOAT_EXIT_USAGE;
+		goto out;
+	}
+	logf_(k, "starting: %s, commit interval %" PRId64 " ms, cluster %s%s%s", k->eos ? "exactly_once" : "at_least_once",
+	      opt->commit_interval_ms, opt->bootstrap_servers, k->eos ? ", transactional id " : "",
+	      k->eos ? k->transactional_id : "");
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+
+	if (k->eos) {
+		/* Also fences and aborts what a previous incarnation left open. */
+		for (;;) {
+			rd_kafka_error_t *e = rd_kafka_init_transactions(k->producer, 30000);
+			bool abort;
+			if (txn_error(k, e, "initialising transactions", &abort))
+				break;
+			if (k->fatal || stop_requested) {
+				status = STOAT_EXIT_IO;
+				goto out;
+			}
+			sleep(1);
+		}
+	}
+
+	k->sink_topics = xmalloc_((app->sink_count + 1) * sizeof *k->sink_topics);
+	for (size_t i = 0; i < app->sink_count; i++)
+		if (app->sinks[i].topic)
+			k->sink_topics[i] = rd_kafka_topic_new(k->producer, app->sinks[i].topic, NULL);
+	k->tasks = xmalloc_(app->source_count * sizeof *k->tasks);
+	for (size_t i = 0; i < app->source_count; i++) {
+		stoat_ctx *cx = &k->tasks[i];
+		stoat_arena_init(&cx->arena);
+		stoat_buf_init(&cx->key_buf);
+		stoat_buf_init(&cx->value_buf);
+		cx->app = app;
+		cx->source = &app->sources[i];
+		cx->driver = &k->driver;
+	}
+	k->rkmsgs = xmalloc_(opt->batch_max * sizeof *k->rkmsgs);
+	k->batch = xmalloc_(opt->batch_max * sizeof *k->batch);
+
+	rd_kafka_topic_partition_list_t *subs = rd_kafka_topic_partition_list_new((int)app->source_count);
+	for (size_t i = 0; i < app->source_count; i++)
+		rd_kafka_topic_partition_list_add(subs, app->sources[i].topic, RD_KAFKA_PARTITION_UA);
+	rd_kafka_resp_err_t err = rd_kafka_subscribe(k->consumer, subs);
+	rd_kafka_topic_partition_list_destroy(subs);
+	if (err) {
+		logf_(k, "error: cannot subscribe: %s", rd_kafka_err2str(err));
+		status = STOAT_EXIT_IO;
+		goto out;
+	}
+	rd_kafka_poll_set_consumer(k->consumer);
+	k->queue = rd_kafka_queue_get_consumer(k->consumer);
+	k->last_commit_ms = k->last_input_ms = now_ms();
+
+	while (!stop_requested) {
+		ssize_t got = poll_once(k);
+		int64_t now = now_ms();
+		if (got > 0)
+			k->last_input_ms = now;
+		if (k->failed || k->fatal)
+			break;
+		if (k->delivery_error[0]) {
+			if (k->eos) {
+				logf_(k, "warning: %s; aborting the transaction", k->delivery_error);
+				abort_and_rewind(k);
+			} else {
+				logf_(k, "error: %s; stopping without committing", k->delivery_error);
+				k->fatal = true;
+				break;
+			}
+		}
+		if (now - k->last_commit_ms >= opt->commit_interval_ms && (k->dirty || k->in_txn)) {
+			if (!commit(k))
+				break;
+		}
+		if (opt->idle_exit_ms > 0 && now - k->last_input_ms >= opt->idle_exit_ms && !k->dirty && !k->in_txn) {
+			logf_(k, "no input for %" PRId64 " ms: stopping (--idle-exit)", opt->idle_exit_ms);
+			break;
+		}
+	}
+
+	if (k->failed) {
+		/* The fail policy: nothing after the last commit is kept. */
+		if (k->eos && k->in_txn) {
+			rd_kafka_error_t *e = rd_kafka_abort_transaction(k->producer, 30000);
+			if (e)
+				rd_kafka_error_destroy(e);
+		}
+		status = STOAT_EXIT_RECORD_FAILED;
+	} else if (k->fatal) {
+		status = STOAT_EXIT_IO;
+	} else {
+		logf_(k, "stopping: committing and leaving the group");
+		if (!commit(k))
+			status = STOAT_EXIT_IO;
+	}
+
+out:
+	if (k->queue)
+		rd_kafka_queue_destroy(k->queue);
+	if (k->consumer) {
+		/* Leaves the group; the revocation commits nothing more now. */
+		k->failed = k->failed || k->fatal || status != STOAT_EXIT_OK;
+		rd_kafka_consumer_close(k->consumer);
+		rd_kafka_destroy(k->consumer);
+	}
+	if (k->producer) {
+		if (status == STOAT_EXIT_OK && !k->eos)
+			rd_kafka_flush(k->producer, 30000);
+		for (size_t i = 0; k->sink_topics && i < app->sink_count; i++)
+			if (k->sink_topics[i])
+				rd_kafka_topic_destroy(k->sink_topics[i]);
+		rd_kafka_destroy(k->producer);
+	}
+	if (k->tasks) {
+		stoat_counters total = total_counters(k);
+		stoat_print_summary(stderr, &k->driver, &total);
+		if (opt->stats)
+			logf_(k, "commits %" PRIu64 ", aborted transactions %" PRIu64, k->commits, k->aborts);
+		for (size_t i = 0; i < app->source_count; i++) {
+			stoat_arena_free(&k->tasks[i].arena);
+			stoat_buf_free(&k->tasks[i].key_buf);
+			stoat_buf_free(&k->tasks[i].value_buf);
+		}
+	}
+	for (size_t i = 0; i < k->part_count; i++)
+		free(k->parts[i].topic);
+	free(k->parts);
+	free(k->tasks);
+	free(k->rkmsgs);
+	free(k->batch);
+	free(k->sink_topics);
+	free(k);
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* load: replay-format files into Kafka                                */
+/* ------------------------------------------------------------------ */
+
+typedef struct load_state {
+	stoat_kafka *k;
+	uint64_t produced;
+	bool failed;
+} load_state;
+
+/* The batch hook of the replay reader: produce each record as given. */
+static void load_batch(void *arg, stoat_ctx *cx, const stoat_msg *msgs, size_t n)
+{
+	load_state *ls = arg;
+	stoat_kafka *k = ls->k;
+	const char *topic = cx->source->topic;
+	for (size_t i = 0; i < n && !ls->failed; i++) {
+		const stoat_msg *m = &msgs[i];
+		rd_kafka_headers_t *hdrs = m->header_count ? rd_kafka_headers_new(m->header_count) : NULL;
+		for (size_t h = 0; h < m->header_count; h++)
+			rd_kafka_header_add(hdrs, m->headers[h].key.ptr, (ssize_t)m->headers[h].key.len,
+					    m->headers[h].value.ptr, m->headers[h].value.ptr ? (ssize_t)m->headers[h].value.len : 0);
+		for (;;) {
+			rd_kafka_resp_err_t err = rd_kafka_producev(
+				k->producer, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(m->partition),
+				RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+				RD_KAFKA_V_KEY((void *)m->key.ptr, m->key.ptr ? m->key.len : 0),
+				RD_KAFKA_V_VALUE((void *)m->value.ptr, m->value.ptr ? m->value.len : 0),
+				RD_KAFKA_V_TIMESTAMP(m->timestamp), RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_END);
+			if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+				rd_kafka_poll(k->producer, 50);
+				continue;
+			}
+			if (err) {
+				fprintf(stderr, "%s: error: cannot produce to %s[%" PRId32 "]: %s\n", k->app->app_id, topic,
+					m->partition, rd_kafka_err2str(err));
+				if (hdrs)
+					rd_kafka_headers_destroy(hdrs);
+				ls->failed = true;
+			} else {
+				ls->produced++;
+			}
+			break;
+		}
+		if (k->delivery_error[0])
+			ls->failed = true;
+	}
+}
+
+int stoat_kafka_load(const stoat_app *app, const stoat_kafka_options *opt, const char **inputs, size_t n)
+{
+	stoat_kafka *k = xmalloc_(sizeof *k);
+	k->app = app;
+	k->opt = opt;
+	k->producer = new_producer(k, app->app_id, false);
+	if (!k->producer) {
+		free(k);
+		return STOAT_EXIT_USAGE;
+	}
+	/* Loading is a one-off: give up on an unreachable cluster. */
+	load_state ls = { .k = k };
+	stoat_replay_options ro;
+	memset(&ro, 0, sizeof ro);
+	ro.policy_override = STOAT_POLICY_DEFAULT;
+	ro.batch_max = 1024;
+	ro.inputs = inputs;
+	ro.input_count = n;
+	ro.output_path = "/dev/null";
+	ro.batch_hook = load_batch;
+	ro.hook_arg = &ls;
+	int status = stoat_replay_run(app, &ro);
+	if (status == STOAT_EXIT_OK && !ls.failed) {
+		int64_t start = now_ms();
+		while (rd_kafka_outq_len(k->producer) > 0 && !k->delivery_error[0]) {
+			rd_kafka_poll(k->producer, 100);
+			if (now_ms() - start > 120000) {
+				snprintf(k->delivery_error, sizeof k->delivery_error, "timed out waiting for the cluster");
+				break;
+			}
+		}
+	}
+	if (k->delivery_error[0]) {
+		fprintf(stderr, "%s: error: %s\n", app->app_id, k->delivery_error);
+		status = STOAT_EXIT_IO;
+	} else if (ls.failed && status == STOAT_EXIT_OK) {
+		status = STOAT_EXIT_IO;
+	}
+	if (status == STOAT_EXIT_OK)
+		fprintf(stderr, "%s: loaded %" PRIu64 " records\n", app->app_id, ls.produced);
+	rd_kafka_destroy(k->producer);
+	free(k);
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* dump: topics to replay-format lines                                 */
+/* ------------------------------------------------------------------ */
+
+/* The formats to present a topic's records with: its sink's or source's. */
+static void topic_formats(const stoat_app *app, const char *topic, stoat_format *kf, stoat_format *vf)
+{
+	*kf = *vf = STOAT_FMT_BYTES;
+	for (size_t i = 0; i < app->sink_count; i++)
+		if (app->sinks[i].topic && strcmp(app->sinks[i].topic, topic) == 0) {
+			*kf = app->sinks[i].key_format;
+			*vf = app->sinks[i].value_format;
+			return;
+		}
+	for (size_t i = 0; i < app->source_count; i++)
+		if (strcmp(app->sources[i].topic, topic) == 0) {
+			*kf = app->sources[i].key_format;
+			*vf = app->sources[i].value_format;
+			return;
+		}
+	/* Per-record topics share their sink's formats; a DLQ topic is bytes. */
+	for (size_t i = 0; i < app->sink_count; i++)
+		if (!app->sinks[i].topic) {
+			*kf = app->sinks[i].key_format;
+			*vf = app->sinks[i].value_format;
+		}
+	if ((app->dlq_topic && strcmp(app->dlq_topic, topic) == 0))
+		*kf = *vf = STOAT_FMT_BYTES;
+	for (size_t i = 0; i < app->source_count; i++)
+		if (app->sources[i].dlq_topic && strcmp(app->sources[i].dlq_topic, topic) == 0)
+			*kf = *vf = STOAT_FMT_BYTES;
+}
+
+int stoat_kafka_dump(const stoat_app *app, const stoat_kafka_options *opt, const char **topics, size_t n,
+		     int64_t idle_ms, bool read_committed)
+{
+	const char *prog = app->app_id;
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char err[512];
+	char group[128];
+	snprintf(group, sizeof group, "%s-dump-%d", app->app_id, (int)getpid());
+	stoat_kafka k0;
+	memset(&k0, 0, sizeof k0);
+	k0.app = app;
+	k0.opt = opt;
+	bool ok = conf_set(conf, prog, "bootstrap.servers", opt->bootstrap_servers) &&
+		  conf_set(conf, prog, "group.id", group) &&
+		  conf_set(conf, prog, "enable.auto.commit", "false") &&
+		  conf_set(conf, prog, "enable.partition.eof", "true") &&
+		  conf_set(conf, prog, "isolation.level", read_committed ? "read_committed" : "read_uncommitted") &&
+		  conf_user(conf, opt, prog, "consumer");
+	if (!ok) {
+		rd_kafka_conf_destroy(conf);
+		return STOAT_EXIT_USAGE;
+	}
+	rd_kafka_conf_set_opaque(conf, &k0);
+	rd_kafka_conf_set_error_cb(conf, error_cb);
+	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+	if (!rk) {
+		fprintf(stderr, "%s: error: cannot create the Kafka consumer: %s\n", prog, err);
+		return STOAT_EXIT_USAGE;
+	}
+	/* Every partition of every topic, from the beginning. */
+	rd_kafka_topic_partition_list_t *assign = rd_kafka_topic_partition_list_new(16);
+	int status = STOAT_EXIT_OK;
+	for (size_t t = 0; t < n && status == STOAT_EXIT_OK; t++) {
+		rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topics[t], NULL);
+		const struct rd_kafka_metadata *md = NULL;
+		rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 0, rkt, &md, 10000);
+		if (e || md->topic_cnt != 1 || md->topics[0].err) {
+			fprintf(stderr, "%s: error: topic %s: %s\n", prog, topics[t],
+				rd_kafka_err2str(e ? e : md->topic_cnt ? md->topics[0].err : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC));
+			status = STOAT_EXIT_IO;
+		} else {
+			for (int p = 0; p < md->topics[0].partition_cnt; p++)
+				rd_kafka_topic_partition_list_add(assign, topics[t], md->topics[0].partitions[p].id)->offset =
+					RD_KAFKA_OFFSET_BEGINNING;
+		}
+		if (md)
+			rd_kafka_metadata_destroy(md);
+		rd_kafka_topic_destroy(rkt);
+	}
+	if (status == STOAT_EXIT_OK && rd_kafka_assign(rk, assign)) {
+		fprintf(stderr, "%s: error: cannot assign partitions\n", prog);
+		status = STOAT_EXIT_IO;
+	}
+	int eof_left = assign->cnt;
+	rd_kafka_topic_partition_list_destroy(assign);
+	stoat_ctx check;
+	memset(&check, 0, sizeof check);
+	stoat_arena_init(&check.arena);
+	stoat_buf out;
+	stoat_buf_init(&out);
+	int64_t last = now_ms();
+	uint64_t count = 0;
+	while (status == STOAT_EXIT_OK) {
+		rd_kafka_message_t *r = rd_kafka_consumer_poll(rk, 100);
+		if (!r) {
+			if (eof_left <= 0 && now_ms() - last >= idle_ms)
+				break;
+			continue;
+		}
+		if (r->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+			eof_left--;
+			last = now_ms();
+		} else if (r->err) {
+			fprintf(stderr, "%s: warning: %s\n", prog, rd_kafka_message_errstr(r));
+		} else {
+			last = now_ms();
+			const char *topic = rd_kafka_topic_name(r->rkt);
+			stoat_format kf, vf;
+			topic_formats(app, topic, &kf, &vf);
+			rd_kafka_timestamp_type_t tt;
+			int64_t ts = rd_kafka_message_timestamp(r, &tt);
+			stoat_header hs[64];
+			size_t hn = 0;
+			rd_kafka_headers_t *hdrs;
+			if (rd_kafka_message_headers(r, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+				const char *name;
+				const void *val;
+				size_t size;
+				while (hn < 64 && rd_kafka_header_get_all(hdrs, hn, &name, &val, &size) == 0) {
+					hs[hn].key = (stoat_str){ name, strlen(name) };
+					hs[hn].value = (stoat_str){ val, val ? size : 0 };
+					hn++;
+				}
+			}
+			out.len = 0;
+			stoat_format_record_line(&out, &check, (stoat_str){ topic, strlen(topic) }, r->partition, r->offset,
+						 ts < 0 ? 0 : ts, kf, (stoat_str){ r->key, r->key ? r->key_len : 0 }, vf,
+						 (stoat_str){ r->payload, r->payload ? r->len : 0 }, hs, hn, NULL, 0);
+			fwrite(out.data, 1, out.len, stdout);
+			count++;
+		}
+		rd_kafka_message_destroy(r);
+	}
+	fflush(stdout);
+	if (status == STOAT_EXIT_OK)
+		fprintf(stderr, "%s: dumped %" PRIu64 " records\n", prog, count);
+	stoat_buf_free(&out);
+	stoat_arena_free(&check.arena);
+	rd_kafka_consumer_close(rk);
+	rd_kafka_destroy(rk);
+	return status;
+}
