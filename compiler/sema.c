@@ -1739,7 +1739,9 @@ bool sema_check(Program *p)
 		app = it;
 		check_app(it);
 	}
-	if (!app) {
+	if (!app && diag.errors > 0) {
+		topo->app_id = "app"; /* the header probably failed to parse */
+	} else if (!app) {
 		Span start = { p->file->source, 1, 1, 1, 1 };
 		error_hint(start, "start the file with: app my_app { guarantee = at_least_once }",
 		           "missing app header");

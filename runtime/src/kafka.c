@@ -762,6 +762,13 @@ static rd_kafka_t *new_consumer(stoat_kafka *k, const char *prog)
 		  conf_set(conf, prog, "heartbeat.interval.ms", "1000") &&
 		  conf_set(conf, prog, "topic.metadata.refresh.interval.ms", "5000") &&
 		  conf_set(conf, prog, "allow.auto.create.topics", "false");
+	/*
+	 * A named instance is a static group member: restarted with the same
+	 * id, it gets its partitions back at once instead of after a
+	 * rebalance (group.instance.id, KIP-345).
+	 */
+	if (ok && k->opt->instance_id)
+		ok = conf_set(conf, prog, "group.instance.id", k->opt->instance_id);
 	if (!ok || !conf_user(conf, k->opt, prog, "consumer")) {
 		rd_kafka_conf_destroy(conf);
 		return NULL;

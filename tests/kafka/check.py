@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Input generation and output checks for the Kafka integration tests.
+
+gen N PARTITIONS TOPIC FILE [BAD_EVERY]
+    N replay-format records for TOPIC {"id": i, "n": i * 7 % 1000} keyed "k<i>",
+    spread over PARTITIONS partitions; with BAD_EVERY, every BAD_EVERY-th
+    record (id % BAD_EVERY == BAD_EVERY - 1) is malformed instead.
+exactly N OUTPUT [BAD_EVERY]    every good id exactly once, values right
+at_least N OUTPUT [BAD_EVERY]   every good id at least once, values right
+dlq N DLQ_OUTPUT BAD_EVERY SOURCE_TOPIC
+    the dead-letter topic holds exactly the bad records, with headers
+same A B    two dumps hold the same records (ignoring offsets and order)
+"""
+import collections
+import json
+import sys
+
+
+def n_of(i):
+    return i * 7 % 1000
+
+
+def bad(i, every):
+    return every and i % every == every - 1
+
+
+def gen(n, partitions, topic, path, every=0):
+    with open(path, "w") as f:
+        for i in range(n):
+            rec = {"topic": topic, "partition": i % partitions, "timestamp": 1700000000000 + i,
+                   "key": "k%d" % i}
+            if bad(i, every):
+                rec["value"] = '{"id": %d, "n": "oops"}' % i
+            else:
+                rec["value"] = {"id": i, "n": n_of(i)}
+            f.write(json.dumps(rec) + "\n")
+
+
+def outputs(path):
+    out = collections.Counter()
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            v = r["value"]
+            if v["doubled"] != 2 * n_of(v["id"]):
+                sys.exit("wrong value for id %d: %r" % (v["id"], v))
+            if r["key"] != "k%d" % v["id"]:
+                sys.exit("wrong key for id %d: %r" % (v["id"], r["key"]))
+            out[v["id"]] += 1
+    return out
+
+
+def check(n, path, every, exact):
+    out = outputs(path)
+    want = [i for i in range(n) if not bad(i, every)]
+    missing = [i for i in want if out[i] == 0]
+    extra = [i for i in out if i >= n or bad(i, every)]
+    dups = [i for i in want if out[i] > 1]
+    if missing:
+        sys.exit("%d ids missing, e.g. %s" % (len(missing), missing[:10]))
+    if extra:
+        sys.exit("%d unexpected ids, e.g. %s" % (len(extra), extra[:10]))
+    if exact and dups:
+        sys.exit("%d ids duplicated, e.g. %s" % (len(dups), dups[:10]))
+    print("ok: %d ids, %d outputs, %d duplicates" % (len(want), sum(out.values()), len(dups)))
+
+
+def check_dlq(n, path, every, source):
+    seen = {}
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            h = r.get("headers", {})
+            i = int(r["key"][1:])
+            if not bad(i, every):
+                sys.exit("good record %d dead-lettered" % i)
+            if r["value"] != '{"id": %d, "n": "oops"}' % i:
+                sys.exit("dead-lettered value changed: %r" % r["value"])
+            want = {"stoat.source.topic": source, "stoat.source.partition": None,
+                    "stoat.source.offset": None, "stoat.source.timestamp": str(1700000000000 + i)}
+            for k, v in want.items():
+                if k not in h or (v is not None and h[k] != v):
+                    sys.exit("record %d: header %s is %r" % (i, k, h.get(k)))
+            if "stoat.error" not in h or "n" not in h["stoat.error"]:
+                sys.exit("record %d: no useful stoat.error header: %r" % (i, h.get("stoat.error")))
+            if r["timestamp"] != 1700000000000 + i:
+                sys.exit("record %d: timestamp changed" % i)
+            seen[i] = seen.get(i, 0) + 1
+    want = [i for i in range(n) if bad(i, every)]
+    missing = [i for i in want if i not in seen]
+    if missing:
+        sys.exit("%d bad records not dead-lettered, e.g. %s" % (len(missing), missing[:10]))
+    print("ok: %d dead-lettered records with their headers" % len(seen))
+
+
+def same(a, b):
+    def load(p):
+        c = collections.Counter()
+        with open(p) as f:
+            for line in f:
+                r = json.loads(line)
+                r.pop("offset", None)
+                c[json.dumps(r, sort_keys=True)] += 1
+        return c
+    ca, cb = load(a), load(b)
+    if ca != cb:
+        only_a = list((ca - cb).elements())[:5]
+        only_b = list((cb - ca).elements())[:5]
+        sys.exit("outputs differ:\n only in %s: %s\n only in %s: %s" % (a, only_a, b, only_b))
+    print("ok: %d records, same as the replay driver's" % sum(ca.values()))
+
+
+def main(argv):
+    cmd = argv[1]
+    if cmd == "gen":
+        gen(int(argv[2]), int(argv[3]), argv[4], argv[5], int(argv[6]) if len(argv) > 6 else 0)
+    elif cmd in ("exactly", "at_least"):
+        check(int(argv[2]), argv[3], int(argv[4]) if len(argv) > 4 else 0, cmd == "exactly")
+    elif cmd == "dlq":
+        check_dlq(int(argv[2]), argv[3], int(argv[4]), argv[5])
+    elif cmd == "same":
+        same(argv[2], argv[3])
+    else:
+        sys.exit("unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
