@@ -823,7 +823,7 @@ static void emit_sink(Gen *g, IrNode *n, const char *k, const char *v)
 	if (n->topic) {
 		char *lit = c_string(n->topic, strlen(n->topic));
 		char what[512];
-		snprintf(what, sizeof what, "to %s", lit);
+		snprintf(what, sizeof what, "%s %s", n->internal ? "repartition through" : "to", lit);
 		op_comment(g, n, what);
 	} else {
 		op_comment(g, n, "to (topic chosen per record)");
@@ -1357,11 +1357,13 @@ static void describe_node(Printer *p, IrNode *n, int depth)
 	pr(p, " * %*s", depth * 2, "");
 	switch (n->kind) {
 	case IR_SOURCE:
-		pr(p, "%s <- \"%s\" (%s, %s)", n->name, n->topic, format_name(n->key_format), format_name(n->value_format));
+		pr(p, "%s <- \"%s\" (%s, %s)%s", n->name, n->topic, format_name(n->key_format),
+		   format_name(n->value_format), n->internal ? " (internal)" : "");
 		break;
 	case IR_SINK:
 		if (n->topic)
-			pr(p, "to \"%s\" (%s, %s)", n->topic, format_name(n->key_format), format_name(n->value_format));
+			pr(p, "%s \"%s\" (%s, %s)", n->internal ? "repartition ->" : "to", n->topic,
+			   format_name(n->key_format), format_name(n->value_format));
 		else
 			pr(p, "to (per record) (%s, %s)", format_name(n->key_format), format_name(n->value_format));
 		break;
@@ -1479,9 +1481,9 @@ char *codegen(Program *prog, const CodegenOptions *opts)
 		pr(&p, "static const stoat_sink app_sinks[] = {\n");
 		for (int i = 0; i < t->nsinks; i++) {
 			IrNode *s = t->sinks[i];
-			pr(&p, "\t{ .topic = %s, .key_format = %s, .value_format = %s }, /* %d */\n",
+			pr(&p, "\t{ .topic = %s, .key_format = %s, .value_format = %s%s }, /* %d */\n",
 			   s->topic ? c_string(s->topic, strlen(s->topic)) : "NULL", stoat_format_enum(s->key_format),
-			   stoat_format_enum(s->value_format), i);
+			   stoat_format_enum(s->value_format), s->internal ? ", .internal = true" : "", i);
 		}
 		pr(&p, "};\n\n");
 	}
@@ -1491,6 +1493,8 @@ char *codegen(Program *prog, const CodegenOptions *opts)
 		pr(&p, "\t{\n\t\t.name = \"%s\",\n\t\t.topic = %s,\n", s->name, c_string(s->topic, strlen(s->topic)));
 		pr(&p, "\t\t.key_format = %s,\n\t\t.value_format = %s,\n", stoat_format_enum(s->key_format),
 		   stoat_format_enum(s->value_format));
+		if (s->internal)
+			pr(&p, "\t\t.internal = true, /* a repartition topic */\n");
 		pr(&p, "\t\t.on_error = %s,\n", policy_enum(s->policy));
 		if (s->dlq_topic)
 			pr(&p, "\t\t.dlq_topic = %s,\n", c_string(s->dlq_topic, strlen(s->dlq_topic)));

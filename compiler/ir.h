@@ -52,6 +52,8 @@ struct IrNode {
 	/* IR_SOURCE and IR_SINK */
 	char *topic;        /* NULL for a per-record sink topic (lambda) */
 	Format key_format, value_format;
+	bool internal;      /* a repartition topic's sink or source */
+	IrNode *peer;       /* internal: the source of a sink, the sink of a source */
 	Policy policy;      /* IR_SOURCE */
 	char *dlq_topic;    /* IR_SOURCE with POLICY_DLQ */
 	int index;          /* position among sources / sinks */

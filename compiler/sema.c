@@ -1307,15 +1307,21 @@ static Policy parse_policy(Node *p)
 	return POLICY_FAIL;
 }
 
+static Format default_format(Type *t);
+
 static const char *stateful_ops[] = {
 	"group_by", "group_by_key", "count", "reduce", "aggregate", "cogroup", "to_table",
-	"join", "left_join", "outer_join", "window", "repartition", "to_stream",
+	"join", "left_join", "outer_join", "window", "to_stream",
 };
 
 static const char *known_ops[] = {
 	"filter", "filter_not", "map", "map_values", "flat_map", "flat_map_values",
-	"select_key", "peek", "merge",
+	"select_key", "peek", "merge", "repartition",
 };
+
+/* The stream being defined (stream NAME = ...), to name repartition topics. */
+static const char *binding_name;
+static int repartitions;
 
 static void check_topic_name(const char *topic, size_t len, Span span);
 
@@ -1353,6 +1359,64 @@ static IrNode *check_sink(IrNode *parent, Node *to)
 	return sink;
 }
 
+/*
+ * repartition([name]): the records go through an internal topic,
+ * <app-id>-<name>-repartition, partitioned by their (new) key; what follows
+ * is a new sub-topology reading it back.  In the IR that is a sink in the
+ * parent's pipeline and an internal source.
+ */
+static IrNode *check_repartition(IrNode *parent, Node *step)
+{
+	int nargs = node_list_len(step->list);
+	const char *name = NULL;
+	char auto_name[64];
+	Span at = step->span;
+	if (nargs > 1 || (nargs == 1 && step->list->kind != N_STR)) {
+		error_hint(step->span, "write repartition() or repartition(\"name\")",
+		           "repartition takes an optional topic name");
+		return NULL;
+	}
+	repartitions++;
+	if (nargs == 1) {
+		name = xstrndup(step->list->str, step->list->len);
+		at = step->list->span;
+		step->list->type = ty_string;
+	} else if (binding_name) {
+		name = binding_name;
+	} else {
+		snprintf(auto_name, sizeof auto_name, "repartition-%d", repartitions);
+		name = auto_name;
+	}
+	char *topic = xasprintf("%s-%s-repartition", topo->app_id ? topo->app_id : "app", name);
+	check_topic_name(topic, strlen(topic), at);
+	for (int i = 0; i < topo->nsources; i++)
+		if (strcmp(topo->sources[i]->topic, topic) == 0) {
+			error_hint(at, "give it another name: repartition(\"name\")",
+			           "the repartition topic \"%s\" is already used", topic);
+			return NULL;
+		}
+	IrNode *sink = ir_new(topo, IR_SINK, step->span);
+	ir_link(parent, sink);
+	sink->key = parent->key;
+	sink->val = parent->val;
+	sink->topic = topic;
+	sink->internal = true;
+	sink->key_format = default_format(parent->key);
+	sink->value_format = default_format(parent->val);
+	IrNode *src = ir_new(topo, IR_SOURCE, step->span);
+	src->key = parent->key;
+	src->val = parent->val;
+	src->topic = topic;
+	src->internal = true;
+	src->name = xasprintf("repartition_%d", src->index);
+	src->key_format = sink->key_format;
+	src->value_format = sink->value_format;
+	src->policy = POLICY_DEFAULT;
+	sink->peer = src;
+	src->peer = sink;
+	return src;
+}
+
 /* Checks one pipeline step applied to parent; returns the new node. */
 static IrNode *check_step(IrNode *parent, Node *step)
 {
@@ -1371,6 +1435,8 @@ static IrNode *check_step(IrNode *parent, Node *step)
 	else if (strcmp(op, "select_key") == 0) kind = IR_SELECT_KEY;
 	else if (strcmp(op, "peek") == 0) kind = IR_PEEK;
 	else if (strcmp(op, "merge") == 0) kind = IR_MERGE;
+	else if (strcmp(op, "repartition") == 0)
+		return check_repartition(parent, step);
 	else {
 		for (size_t i = 0; i < sizeof stateful_ops / sizeof stateful_ops[0]; i++)
 			if (strcmp(op, stateful_ops[i]) == 0) {
@@ -1704,6 +1770,8 @@ bool sema_check(Program *p)
 	topo->on_error = POLICY_FAIL;
 	globals = NULL;
 	locals = NULL;
+	binding_name = NULL;
+	repartitions = 0;
 	facts = NULL;
 	nfacts = capfacts = 0;
 	int errors_before = diag.errors;
@@ -1754,7 +1822,9 @@ bool sema_check(Program *p)
 			check_source(it);
 			break;
 		case N_STREAM_DEF: {
+			binding_name = it->name;
 			IrNode *n = check_stream(it->a);
+			binding_name = NULL;
 			if (n && n->kind == IR_SINK) {
 				error_hint(it->a->span, "'to' ends a pipeline; bind the stream before it",
 				           "stream '%s' is bound to a sink", it->name);

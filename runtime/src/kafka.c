@@ -742,6 +742,93 @@ static void random_id(char *out, size_t n)
 	snprintf(out, n, "%02x%02x%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
 }
 
+/*
+ * Creates the repartition topics (Admin API) with as many partitions as
+ * the largest external source topic, as Kafka Streams does, waiting for
+ * the source topics to exist.  Existing topics are kept.  False if the
+ * process should stop.
+ */
+static bool create_internal_topics(stoat_kafka *k)
+{
+	const stoat_app *app = k->app;
+	size_t internal = 0;
+	for (size_t i = 0; i < app->source_count; i++)
+		internal += app->sources[i].internal;
+	if (internal == 0)
+		return true;
+	int partitions = 0;
+	while (!stop_requested) {
+		const struct rd_kafka_metadata *md = NULL;
+		rd_kafka_resp_err_t err = rd_kafka_metadata(k->producer, 1, NULL, &md, 10000);
+		bool all = err == RD_KAFKA_RESP_ERR_NO_ERROR;
+		const char *missing = NULL;
+		for (size_t i = 0; all && i < app->source_count; i++) {
+			if (app->sources[i].internal)
+				continue;
+			bool found = false;
+			for (int t = 0; t < md->topic_cnt; t++)
+				if (strcmp(md->topics[t].topic, app->sources[i].topic) == 0 && !md->topics[t].err) {
+					found = true;
+					if (md->topics[t].partition_cnt > partitions)
+						partitions = md->topics[t].partition_cnt;
+				}
+			if (!found) {
+				all = false;
+				missing = app->sources[i].topic;
+			}
+		}
+		if (md)
+			rd_kafka_metadata_destroy(md);
+		if (all)
+			break;
+		if (err)
+			logf_(k, "warning: cannot read the cluster's metadata (%s); retrying", rd_kafka_err2str(err));
+		else
+			logf_(k, "warning: source topic %s does not exist (yet); waiting for it before creating "
+				 "the repartition topics", missing);
+		sleep(5);
+	}
+	if (stop_requested)
+		return false;
+	rd_kafka_NewTopic_t **nts = xmalloc_(internal * sizeof *nts);
+	size_t n = 0;
+	char err[256];
+	for (size_t i = 0; i < app->source_count; i++)
+		if (app->sources[i].internal)
+			nts[n++] = rd_kafka_NewTopic_new(app->sources[i].topic, partitions, -1, err, sizeof err);
+	rd_kafka_queue_t *q = rd_kafka_queue_new(k->producer);
+	rd_kafka_CreateTopics(k->producer, nts, n, NULL, q);
+	rd_kafka_event_t *ev = rd_kafka_queue_poll(q, 60000);
+	bool ok = ev != NULL;
+	if (!ev) {
+		logf_(k, "error: the cluster did not answer the request to create the repartition topics");
+	} else if (rd_kafka_event_error(ev)) {
+		logf_(k, "error: cannot create the repartition topics: %s", rd_kafka_event_error_string(ev));
+		ok = false;
+	} else {
+		size_t cnt;
+		const rd_kafka_topic_result_t **tr =
+			rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &cnt);
+		for (size_t i = 0; i < cnt; i++) {
+			rd_kafka_resp_err_t e = rd_kafka_topic_result_error(tr[i]);
+			if (e == RD_KAFKA_RESP_ERR_NO_ERROR)
+				logf_(k, "created repartition topic %s with %d partitions", rd_kafka_topic_result_name(tr[i]),
+				      partitions);
+			else if (e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
+				logf_(k, "error: cannot create repartition topic %s: %s", rd_kafka_topic_result_name(tr[i]),
+				      rd_kafka_topic_result_error_string(tr[i]));
+				ok = false;
+			}
+		}
+	}
+	if (ev)
+		rd_kafka_event_destroy(ev);
+	rd_kafka_queue_destroy(q);
+	rd_kafka_NewTopic_destroy_array(nts, n);
+	free(nts);
+	return ok;
+}
+
 static rd_kafka_t *new_consumer(stoat_kafka *k, const char *prog)
 {
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -851,6 +938,10 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	k->rkmsgs = xmalloc_(opt->batch_max * sizeof *k->rkmsgs);
 	k->batch = xmalloc_(opt->batch_max * sizeof *k->batch);
 
+	if (!create_internal_topics(k)) {
+		status = STOAT_EXIT_IO;
+		goto out;
+	}
 	rd_kafka_topic_partition_list_t *subs = rd_kafka_topic_partition_list_new((int)app->source_count);
 	for (size_t i = 0; i < app->source_count; i++)
 		rd_kafka_topic_partition_list_add(subs, app->sources[i].topic, RD_KAFKA_PARTITION_UA);

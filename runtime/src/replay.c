@@ -151,6 +151,7 @@ struct stoat_replay {
 	FILE *out_file;
 	const char *out_name;
 	stoat_ctx check_cx; /* scratch context for validating JSON output */
+	bool internal_stopped; /* a repartition reader hit the fail policy */
 };
 
 /* Sets up a context for a task or a parser. */
@@ -438,6 +439,41 @@ static size_t place_record(stoat_replay *r, const stoat_ctx *cx, size_t ti, stoa
 }
 
 /*
+ * A record written to a repartition topic is read back at once by the
+ * internal source of that topic (depth first, as Kafka Streams' test
+ * driver does), so output order stays deterministic.  The nested pipeline
+ * has its own context; the bytes it reads live in the caller's buffers,
+ * which stay put until it returns.
+ */
+static void replay_internal(stoat_replay *r, stoat_ctx *cx, const stoat_sink *s, int32_t partition, int64_t offset,
+			    stoat_str key, stoat_str value)
+{
+	size_t src = SIZE_MAX;
+	for (size_t i = 0; i < r->app->source_count; i++)
+		if (r->app->sources[i].internal && strcmp(r->app->sources[i].topic, s->topic) == 0)
+			src = i;
+	if (src == SIZE_MAX) {
+		stoat_error(cx, "internal error: no source reads the repartition topic %s", s->topic);
+		return;
+	}
+	stoat_ctx *ic = &r->tasks[src];
+	assert(ic != cx);
+	stoat_msg m = *cx->msg;
+	m.partition = partition;
+	m.offset = offset;
+	m.key = key;
+	m.value = value;
+	ic->source = &r->app->sources[src];
+	ic->msg = NULL;
+	ic->error = false;
+	ic->source->pipeline(ic, &m, 1);
+	ic->msg = NULL;
+	stoat_arena_reset(&ic->arena);
+	if (ic->stopped)
+		r->internal_stopped = true;
+}
+
+/*
  * The replay half of stoat_emit: places the record and appends its JSON
  * line, with the timestamp and headers of the record being processed.
  */
@@ -451,6 +487,10 @@ void stoat_replay_emit(stoat_replay *r, stoat_ctx *cx, int sink, stoat_str topic
 	place_record(r, cx, ti, key, &partition, &offset);
 	const stoat_msg *m = cx->msg;
 	const stoat_sink *s = &r->app->sinks[sink];
+	if (s->internal) {
+		replay_internal(r, cx, s, partition, offset, key, value);
+		return;
+	}
 	stoat_format_record_line(&r->out, &r->check_cx, (stoat_str){ r->topics[ti].name, r->topics[ti].len },
 				 partition, offset, m->timestamp, s->key_format, key, s->value_format, value,
 				 m->headers, m->header_count, NULL, 0);
@@ -966,7 +1006,7 @@ static int replay_loop(stoat_replay *r)
 			assert(ok);
 			(void)ok;
 		}
-		if (cx->stopped)
+		if (cx->stopped || r->internal_stopped)
 			return STOAT_EXIT_RECORD_FAILED;
 	}
 	return STOAT_EXIT_OK;

@@ -152,14 +152,14 @@ static void p1_counts(stoat_ctx *cx, const stoat_msg *msgs, size_t n)
 }
 
 static const stoat_source test_sources[] = {
-	{ "orders", "orders", STOAT_FMT_TEXT, STOAT_FMT_JSON, STOAT_POLICY_DEFAULT, p0_orders, NULL },
-	{ "counts", "counts", STOAT_FMT_I32, STOAT_FMT_I64, STOAT_POLICY_DEFAULT, p1_counts, NULL },
+	{ "orders", "orders", STOAT_FMT_TEXT, STOAT_FMT_JSON, STOAT_POLICY_DEFAULT, p0_orders, NULL, false },
+	{ "counts", "counts", STOAT_FMT_I32, STOAT_FMT_I64, STOAT_POLICY_DEFAULT, p1_counts, NULL, false },
 };
 
 static const stoat_sink test_sinks[] = {
-	{ "big-orders", STOAT_FMT_TEXT, STOAT_FMT_JSON },
-	{ NULL, STOAT_FMT_I64, STOAT_FMT_F64 },
-	{ "counts-out", STOAT_FMT_I32, STOAT_FMT_I64 },
+	{ "big-orders", STOAT_FMT_TEXT, STOAT_FMT_JSON, false },
+	{ NULL, STOAT_FMT_I64, STOAT_FMT_F64, false },
+	{ "counts-out", STOAT_FMT_I32, STOAT_FMT_I64, false },
 };
 
 static const stoat_app test_app = {

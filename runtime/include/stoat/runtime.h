@@ -257,12 +257,14 @@ typedef struct stoat_source {
 	stoat_policy on_error;
 	stoat_pipeline_fn pipeline;
 	const char *dlq_topic; /* on_error == STOAT_POLICY_DLQ */
+	bool internal;         /* a repartition topic the app writes itself */
 } stoat_source;
 
 typedef struct stoat_sink {
 	const char *topic; /* NULL: chosen per record */
 	stoat_format key_format;
 	stoat_format value_format;
+	bool internal; /* a repartition topic, read back by an internal source */
 } stoat_sink;
 
 /* The constant table stoatc emits for one application. */
