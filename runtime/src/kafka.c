@@ -793,9 +793,18 @@ static bool create_internal_topics(stoat_kafka *k)
 	rd_kafka_NewTopic_t **nts = xmalloc_(internal * sizeof *nts);
 	size_t n = 0;
 	char err[256];
-	for (size_t i = 0; i < app->source_count; i++)
-		if (app->sources[i].internal)
-			nts[n++] = rd_kafka_NewTopic_new(app->sources[i].topic, partitions, -1, err, sizeof err);
+	for (size_t i = 0; i < app->source_count; i++) {
+		if (!app->sources[i].internal)
+			continue;
+		nts[n] = rd_kafka_NewTopic_new(app->sources[i].topic, partitions, -1, err, sizeof err);
+		/*
+		 * Records keep their event time, which may be old: time-based
+		 * retention must not delete them before they are read back (as
+		 * Kafka Streams configures its repartition topics).
+		 */
+		rd_kafka_NewTopic_set_config(nts[n], "retention.ms", "-1");
+		n++;
+	}
 	rd_kafka_queue_t *q = rd_kafka_queue_new(k->producer);
 	rd_kafka_CreateTopics(k->producer, nts, n, NULL, q);
 	rd_kafka_event_t *ev = rd_kafka_queue_poll(q, 60000);

@@ -13,10 +13,11 @@ root=$(cd "$here/../.." && pwd)
 log() { echo "[$(date +%H:%M:%S)] $*"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# topic NAME PARTITIONS: (re)creates a topic.
+# topic NAME PARTITIONS: (re)creates a topic.  Test records carry 2023
+# timestamps, which time-based retention would delete at once: keep them.
 topic() {
 	"$root/scripts/kafka" topic delete "$1" --dir "$KAFKA_DIR" >/dev/null 2>&1 || true
-	"$root/scripts/kafka" topic create "$1" --partitions "$2" --dir "$KAFKA_DIR" >/dev/null
+	"$root/scripts/kafka" topic create "$1" --partitions "$2" --config retention.ms=-1 --dir "$KAFKA_DIR" >/dev/null
 }
 
 # build NAME TEMPLATE KEY=VALUE...: writes $WORK/NAME.stoat from a template
