@@ -2,7 +2,8 @@
  * kbtool.c - small librdkafka helpers for bench/run-kafka (no JVM start-up
  * per call, unlike scripts/kafka's tools).
  *
- *   kbtool create BOOTSTRAP PARTITIONS TOPIC...   create topics (replication 1)
+ *   kbtool create BOOTSTRAP PARTITIONS TOPIC...   create topics (replication 1, no
+ *                                                 time-based retention: see below)
  *   kbtool delete BOOTSTRAP TOPIC...              delete topics (missing ones are fine)
  *   kbtool count  BOOTSTRAP TOPIC                 read the whole topic, read_committed,
  *                                                 print "RECORDS DIGEST"
@@ -11,6 +12,12 @@
  * (the sum of a 64-bit hash of each), so a passthrough's output can be
  * compared with its input as a multiset; transaction markers and aborted
  * records are not counted (read_committed).
+ *
+ * The benchmark's records carry fixed timestamps (bench/micro/gen.py's, in
+ * 2026), so its topics are created with retention.ms=-1 (time-based
+ * retention would delete the records under a running benchmark a week
+ * later) and message.timestamp.after.max.ms at its maximum (Kafka 4
+ * rejects timestamps more than an hour ahead of the broker's clock).
  */
 #include <inttypes.h>
 #include <librdkafka/rdkafka.h>
@@ -62,8 +69,10 @@ static int admin(const char *cmd, const char *bootstrap, int partitions, char **
 	if (!strcmp(cmd, "create")) {
 		rd_kafka_NewTopic_t **nt = calloc((size_t)n, sizeof *nt);
 		for (int i = 0; i < n; i++)
-			if (!(nt[i] = rd_kafka_NewTopic_new(topics[i], partitions, 1, err, sizeof err)))
-				die(topics[i], err);
+			if (!(nt[i] = rd_kafka_NewTopic_new(topics[i], partitions, 1, err, sizeof err)) ||
+			    rd_kafka_NewTopic_set_config(nt[i], "retention.ms", "-1") ||
+			    rd_kafka_NewTopic_set_config(nt[i], "message.timestamp.after.max.ms", "9223372036854775807"))
+				die(topics[i], nt[i] ? "cannot set the topic's configuration" : err);
 		rd_kafka_CreateTopics(rk, nt, (size_t)n, opt, q);
 	} else {
 		rd_kafka_DeleteTopic_t **dt = calloc((size_t)n, sizeof *dt);

@@ -46,6 +46,7 @@ static void set_prop(stoat_kafka_options *opt, const char *name, const char *val
 {
 	for (size_t i = 0; i < opt->prop_count; i++)
 		if (strcmp(opt->props[i].name, name) == 0) {
+			free(opt->props[i].value);
 			opt->props[i].value = cfg_strdup(value, strlen(value));
 			return;
 		}
@@ -92,8 +93,10 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 			  const char *value)
 {
 	if (strcmp(name, "bootstrap_servers") == 0) {
+		free((char *)opt->bootstrap_servers);
 		opt->bootstrap_servers = cfg_strdup(value, strlen(value));
 	} else if (strcmp(name, "instance_id") == 0) {
+		free((char *)opt->instance_id);
 		opt->instance_id = cfg_strdup(value, strlen(value));
 	} else if (strcmp(name, "guarantee") == 0) {
 		if (strcmp(value, "at_least_once") == 0)
@@ -120,6 +123,7 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 			opt->policy_override = STOAT_POLICY_SKIP;
 		} else if (strncmp(value, "dlq", 3) == 0 && (value[3] == ' ' || value[3] == ':') && value[4]) {
 			opt->policy_override = STOAT_POLICY_DLQ;
+			free((char *)opt->dlq_override);
 			opt->dlq_override = cfg_strdup(value + 4, strlen(value + 4));
 		} else {
 			fprintf(stderr, "%s: error: %s: on_error must be fail, skip or dlq:TOPIC, not '%s'\n", prog,
@@ -328,6 +332,7 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 			char *eq = strchr(argv[++i], '=');
 			char *name = cfg_strdup(argv[i], (size_t)(eq - argv[i]));
 			set_prop(opt, name, eq + 1);
+			free(name);
 			continue;
 		}
 		for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
@@ -359,4 +364,19 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 		return STOAT_EXIT_USAGE;
 	}
 	return 0;
+}
+
+/* Frees what stoat_kafka_configure allocated. */
+void stoat_kafka_options_free(stoat_kafka_options *opt, char **rest)
+{
+	free((char *)opt->bootstrap_servers);
+	free((char *)opt->instance_id);
+	free((char *)opt->dlq_override);
+	for (size_t i = 0; i < opt->prop_count; i++) {
+		free(opt->props[i].name);
+		free(opt->props[i].value);
+	}
+	free(opt->props);
+	free(rest);
+	memset(opt, 0, sizeof *opt);
 }

@@ -152,6 +152,8 @@ typedef struct stoat_kafka_options {
 int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *command, int argc, char **argv,
 			  stoat_kafka_options *opt, char ***rest, int *rest_count);
 
+void stoat_kafka_options_free(stoat_kafka_options *opt, char **rest);
+
 int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt);
 int stoat_kafka_load(const stoat_app *app, const stoat_kafka_options *opt, const char **inputs, size_t n);
 int stoat_kafka_dump(const stoat_app *app, const stoat_kafka_options *opt, const char **topics, size_t n,

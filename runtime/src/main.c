@@ -242,39 +242,46 @@ static int kafka_command(const stoat_app *app, const char *prog, const char *com
 	char **rest;
 	int nrest;
 	int status = stoat_kafka_configure(app, prog, command, argc, argv, &opt, &rest, &nrest);
-	if (status != 0)
+	if (status != 0) {
+		stoat_kafka_options_free(&opt, rest);
 		return status;
+	}
 	if (strcmp(command, "run") == 0) {
 		if (nrest > 0)
-			return usage_error(prog, "run ", "unexpected argument '%s'", rest[0]);
-		return stoat_kafka_run(app, &opt);
-	}
-	if (strcmp(command, "load") == 0) {
+			status = usage_error(prog, "run ", "unexpected argument '%s'", rest[0]);
+		else
+			status = stoat_kafka_run(app, &opt);
+	} else if (strcmp(command, "load") == 0) {
 		if (nrest == 0)
-			return usage_error(prog, "load ", "no input files");
-		return stoat_kafka_load(app, &opt, (const char **)rest, (size_t)nrest);
-	}
-	/* dump */
-	int64_t idle_ms = 2000;
-	bool read_committed = true;
-	const char **topics = calloc((size_t)nrest + 1, sizeof *topics);
-	size_t ntopics = 0;
-	for (int i = 0; i < nrest; i++) {
-		if (strcmp(rest[i], "--read-uncommitted") == 0) {
-			read_committed = false;
-		} else if (strcmp(rest[i], "--idle-ms") == 0 && i + 1 < nrest) {
-			long v;
-			if (!parse_count(rest[++i], 3600000, &v))
-				return usage_error(prog, "dump ", "--idle-ms needs milliseconds, not '%s'", rest[i]);
-			idle_ms = v;
-		} else {
-			topics[ntopics++] = rest[i];
+			status = usage_error(prog, "load ", "no input files");
+		else
+			status = stoat_kafka_load(app, &opt, (const char **)rest, (size_t)nrest);
+	} else {
+		/* dump */
+		int64_t idle_ms = 2000;
+		bool read_committed = true;
+		const char **topics = calloc((size_t)nrest + 1, sizeof *topics);
+		size_t ntopics = 0;
+		status = -1;
+		for (int i = 0; i < nrest && status < 0; i++) {
+			if (strcmp(rest[i], "--read-uncommitted") == 0) {
+				read_committed = false;
+			} else if (strcmp(rest[i], "--idle-ms") == 0 && i + 1 < nrest) {
+				long v;
+				if (!parse_count(rest[++i], 3600000, &v))
+					status = usage_error(prog, "dump ", "--idle-ms needs milliseconds, not '%s'", rest[i]);
+				idle_ms = v;
+			} else {
+				topics[ntopics++] = rest[i];
+			}
 		}
+		if (status < 0 && ntopics == 0)
+			status = usage_error(prog, "dump ", "no topics");
+		if (status < 0)
+			status = stoat_kafka_dump(app, &opt, topics, ntopics, idle_ms, read_committed);
+		free(topics);
 	}
-	if (ntopics == 0)
-		return usage_error(prog, "dump ", "no topics");
-	status = stoat_kafka_dump(app, &opt, topics, ntopics, idle_ms, read_committed);
-	free(topics);
+	stoat_kafka_options_free(&opt, rest);
 	return status;
 }
 

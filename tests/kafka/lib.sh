@@ -33,7 +33,7 @@ build() {
 		v=${kv#*=}
 		sed -i "s|@$k@|$v|g" "$WORK/$name.stoat"
 	done
-	"$STOATC" build "$WORK/$name.stoat" -o "$WORK/$name" "$here/throttle.c" --cflags "${STOAT_KAFKA_CFLAGS:-}" ||
+	"$STOATC" build "$WORK/$name.stoat" -o "$WORK/$name" "$here/throttle.c" --cflags "${STOAT_TEST_APP_CFLAGS:-}" ||
 		fail "stoatc build $name"
 }
 
