@@ -11,6 +11,7 @@
  *     guarantee: exactly_once
  *     commit_interval: 100ms
  *     instance_id: orders-1
+ *     static_membership: true
  *     on_error: dlq orders-dlq
  *     kafka:              # both clients
  *       socket.timeout.ms: 10000
@@ -130,6 +131,16 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 				where, value);
 			return false;
 		}
+	} else if (strcmp(name, "static_membership") == 0) {
+		if (strcmp(value, "true") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "1") == 0)
+			opt->static_membership = true;
+		else if (strcmp(value, "false") == 0 || strcmp(value, "no") == 0 || strcmp(value, "0") == 0)
+			opt->static_membership = false;
+		else {
+			fprintf(stderr, "%s: error: %s: static_membership must be true or false, not '%s'\n", prog, where,
+				value);
+			return false;
+		}
 	} else if (strcmp(name, "batch_size") == 0) {
 		char *end;
 		long v = strtol(value, &end, 10);
@@ -146,7 +157,8 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 	} else {
 		fprintf(stderr,
 			"%s: error: %s: unknown setting '%s' (settings: bootstrap_servers, guarantee, "
-			"commit_interval, instance_id, on_error, batch_size, idle_exit; librdkafka properties "
+			"commit_interval, instance_id, static_membership, on_error, batch_size, idle_exit; "
+			"librdkafka properties "
 			"go under kafka:, consumer: or producer:)\n",
 			prog, where, name);
 		return false;
@@ -259,6 +271,7 @@ static bool read_environment(stoat_kafka_options *opt, const char *prog)
 		{ "STOAT_INSTANCE_ID", "instance_id" },
 		{ "STOAT_ON_ERROR", "on_error" },
 		{ "STOAT_BATCH_SIZE", "batch_size" },
+		{ "STOAT_STATIC_MEMBERSHIP", "static_membership" },
 	};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
 		const char *v = getenv(vars[i].env);
@@ -322,6 +335,10 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 		}
 		if (strcmp(a, "--stats") == 0) {
 			opt->stats = true;
+			continue;
+		}
+		if (strcmp(a, "--static-membership") == 0) {
+			opt->static_membership = true;
 			continue;
 		}
 		if (strcmp(a, "-X") == 0) {

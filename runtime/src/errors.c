@@ -166,6 +166,11 @@ static void report_record(const stoat_ctx *cx, const char *level, const char *su
 bool stoat_record_failed(stoat_ctx *cx)
 {
 	assert(cx->error);
+	if (cx->abandoned) {
+		cx->error = false;
+		cx->stopped = true;
+		return false;
+	}
 	cx->counters.records_failed++;
 	stoat_policy policy = stoat_effective_policy(cx);
 	if (policy == STOAT_POLICY_SKIP) {
@@ -204,6 +209,10 @@ bool stoat_record_failed(stoat_ctx *cx)
 		}
 		stoat_dead_letter(cx);
 		cx->error = false;
+		if (cx->abandoned) {
+			cx->stopped = true;
+			return false;
+		}
 		return true;
 	}
 	assert(policy == STOAT_POLICY_FAIL);

@@ -138,6 +138,7 @@ typedef struct stoat_kafka_options {
 	const char *dlq_override;
 	size_t batch_max;
 	int64_t idle_exit_ms;          /* run: exit after this long with no input (0: never) */
+	bool static_membership;        /* group.instance.id = instance_id (KIP-345) */
 	bool stats;
 	stoat_kafka_prop *props;
 	size_t prop_count;

@@ -68,6 +68,10 @@ struct stoat_kafka {
 	char delivery_error[512];
 	uint64_t commits;
 	uint64_t aborts;
+	bool fenced;            /* the producer was fenced: replace it */
+	int64_t fenced_at[3];   /* when the last fencings happened */
+	uint64_t fencings;
+	const char *prog;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -141,6 +145,13 @@ static bool conf_user(rd_kafka_conf_t *conf, const stoat_kafka_options *opt, con
 	return true;
 }
 
+/* Errors saying a newer producer epoch exists for our transactional id. */
+static bool fenced_error(rd_kafka_resp_err_t e)
+{
+	return e == RD_KAFKA_RESP_ERR__FENCED || e == RD_KAFKA_RESP_ERR_PRODUCER_FENCED ||
+	       e == RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH;
+}
+
 /* Logs client errors; connection trouble at most every 10 s. */
 static void error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
@@ -149,6 +160,11 @@ static void error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 	if (err == RD_KAFKA_RESP_ERR__FATAL) {
 		char why[512];
 		rd_kafka_resp_err_t orig = rd_kafka_fatal_error(rk, why, sizeof why);
+		if (k->eos && rk == k->producer && fenced_error(orig)) {
+			/* Handled where the transactional call fails: see replace_producer. */
+			k->fenced = true;
+			return;
+		}
 		logf_(k, "error: fatal Kafka error: %s: %s", rd_kafka_err2name(orig), why);
 		k->fatal = true;
 		stop_requested = 1;
@@ -322,13 +338,22 @@ static bool txn_error(stoat_kafka *k, rd_kafka_error_t *e, const char *what, boo
 	*abort = false;
 	if (!e)
 		return true;
-	if (rd_kafka_error_is_fatal(e) || rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR__FENCED ||
-	    rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR_PRODUCER_FENCED) {
-		logf_(k, "error: %s: %s%s", what, rd_kafka_error_string(e),
-		      rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR__FENCED ||
-				      rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR_PRODUCER_FENCED
-			      ? " (another instance with the same instance id took over: stopping)"
-			      : " (fatal: stopping)");
+	rd_kafka_resp_err_t code = rd_kafka_error_code(e);
+	char orig_why[256] = "";
+	if (code == RD_KAFKA_RESP_ERR__FATAL)
+		code = rd_kafka_fatal_error(k->producer, orig_why, sizeof orig_why);
+	if (fenced_error(code) || k->fenced) {
+		/*
+		 * Fenced: a newer epoch exists for our transactional id.  After a
+		 * broker restart the coordinator may bump it itself; Kafka
+		 * Streams then treats the tasks as migrated and makes a new
+		 * producer, and so do we (replace_producer), unless it keeps
+		 * happening, which means another live instance has our id.
+		 */
+		logf_(k, "warning: %s: %s: the producer was fenced", what, rd_kafka_error_string(e));
+		k->fenced = true;
+	} else if (rd_kafka_error_is_fatal(e)) {
+		logf_(k, "error: %s: %s (fatal: stopping)", what, rd_kafka_error_string(e));
 		k->fatal = true;
 		stop_requested = 1;
 	} else if (rd_kafka_error_txn_requires_abort(e)) {
@@ -348,7 +373,7 @@ static void abort_and_rewind(stoat_kafka *k)
 	while ((e = rd_kafka_abort_transaction(k->producer, 30000)) != NULL) {
 		bool abort;
 		txn_error(k, e, "aborting the transaction", &abort);
-		if (k->fatal)
+		if (k->fatal || k->fenced)
 			return;
 		sleep(1);
 	}
@@ -412,6 +437,8 @@ static bool commit(stoat_kafka *k)
 		}
 		if (k->fatal)
 			return false;
+		if (k->fenced)
+			return true; /* the loop replaces the producer */
 		if (abort) {
 			abort_and_rewind(k);
 			k->last_commit_ms = now_ms();
@@ -433,7 +460,7 @@ static bool begin_transaction(stoat_kafka *k)
 			k->in_txn = true;
 			return true;
 		}
-		if (k->fatal)
+		if (k->fatal || k->fenced)
 			return false;
 		sleep(1);
 	}
@@ -574,6 +601,22 @@ static bool produce(stoat_kafka *k, stoat_ctx *cx, rd_kafka_topic_t *rkt, const 
 			rd_kafka_poll(k->producer, 50);
 			continue;
 		}
+		if (code == RD_KAFKA_RESP_ERR__FATAL || fenced_error(code) || k->fenced) {
+			/* Not the record's fault: abandon the batch (see replace_producer). */
+			char why[256];
+			rd_kafka_resp_err_t orig = rd_kafka_fatal_error(k->producer, why, sizeof why);
+			if (k->eos && (fenced_error(orig) || k->fenced)) {
+				k->fenced = true;
+			} else {
+				logf_(k, "error: the producer failed: %s (fatal: stopping)", rd_kafka_error_string(e));
+				k->fatal = true;
+				stop_requested = 1;
+			}
+			cx->abandoned = true;
+			stoat_error(cx, "producer failed");
+			rd_kafka_error_destroy(e);
+			return false;
+		}
 		stoat_error(cx, "cannot produce to %s: %s", rkt ? rd_kafka_topic_name(rkt) : vu[0].u.cstr,
 			    rd_kafka_error_string(e));
 		rd_kafka_error_destroy(e);
@@ -592,7 +635,8 @@ void stoat_kafka_dead_letter(stoat_kafka *k, stoat_ctx *cx, const char *dlq_topi
 {
 	const stoat_msg *m = cx->msg;
 	cx->error = false; /* produce() records its own failure, if any */
-	if (!produce(k, cx, NULL, dlq_topic, (stoat_str){ NULL, 0 }, m->key, m->value, extra, extra_count)) {
+	if (!produce(k, cx, NULL, dlq_topic, (stoat_str){ NULL, 0 }, m->key, m->value, extra, extra_count) &&
+	    !cx->abandoned) {
 		logf_(k, "error: cannot dead-letter a record: %s", cx->error_message);
 		k->fatal = true;
 		stop_requested = 1;
@@ -644,6 +688,12 @@ static void run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_mes
 	cx->source->pipeline(cx, k->batch, n);
 	cx->msg = NULL;
 	stoat_arena_reset(&cx->arena);
+	if (cx->abandoned) {
+		/* The driver reprocesses from the last commit; nothing advances. */
+		cx->abandoned = false;
+		cx->stopped = false;
+		return;
+	}
 	if (cx->stopped) {
 		k->failed = true;
 		stop_requested = 1;
@@ -691,7 +741,7 @@ static ssize_t poll_once(stoat_kafka *k)
 		return 0;
 	}
 	ssize_t i = 0;
-	while (i < n && !k->failed && !k->fatal) {
+	while (i < n && !k->failed && !k->fatal && !k->fenced) {
 		rd_kafka_message_t *r = k->rkmsgs[i];
 		if (r->err) {
 			consumer_event(k, r);
@@ -859,12 +909,19 @@ static rd_kafka_t *new_consumer(stoat_kafka *k, const char *prog)
 		  conf_set(conf, prog, "topic.metadata.refresh.interval.ms", "5000") &&
 		  conf_set(conf, prog, "allow.auto.create.topics", "false");
 	/*
-	 * A named instance is a static group member: restarted with the same
-	 * id, it gets its partitions back at once instead of after a
-	 * rebalance (group.instance.id, KIP-345).
+	 * Opt-in static membership (KIP-345): restarted with the same id, the
+	 * instance gets its partitions back at once instead of after a
+	 * rebalance.  Not the default: a static member does not leave the
+	 * group on shutdown, and a broker restart can fence it.
 	 */
-	if (ok && k->opt->instance_id)
-		ok = conf_set(conf, prog, "group.instance.id", k->opt->instance_id);
+	if (ok && k->opt->static_membership) {
+		if (!k->opt->instance_id) {
+			fprintf(stderr, "%s: error: static membership needs --instance-id\n", prog);
+			ok = false;
+		} else {
+			ok = conf_set(conf, prog, "group.instance.id", k->opt->instance_id);
+		}
+	}
 	if (!ok || !conf_user(conf, k->opt, prog, "consumer")) {
 		rd_kafka_conf_destroy(conf);
 		return NULL;
@@ -876,6 +933,80 @@ static rd_kafka_t *new_consumer(stoat_kafka *k, const char *prog)
 	if (!rk)
 		fprintf(stderr, "%s: error: cannot create the Kafka consumer: %s\n", prog, err);
 	return rk;
+}
+
+/*
+ * Registers the transactional id with its coordinator, which fences any
+ * older producer with the same id and aborts what it left open.
+ */
+static bool init_transactions(stoat_kafka *k)
+{
+	for (;;) {
+		rd_kafka_error_t *e = rd_kafka_init_transactions(k->producer, 30000);
+		bool abort;
+		k->fenced = false;
+		if (txn_error(k, e, "initialising transactions", &abort))
+			return true;
+		if (k->fatal || stop_requested)
+			return false;
+		sleep(1);
+	}
+}
+
+static void open_sink_topics(stoat_kafka *k)
+{
+	for (size_t i = 0; i < k->app->sink_count; i++)
+		if (k->app->sinks[i].topic)
+			k->sink_topics[i] = rd_kafka_topic_new(k->producer, k->app->sinks[i].topic, NULL);
+}
+
+static void close_sink_topics(stoat_kafka *k)
+{
+	for (size_t i = 0; k->sink_topics && i < k->app->sink_count; i++)
+		if (k->sink_topics[i]) {
+			rd_kafka_topic_destroy(k->sink_topics[i]);
+			k->sink_topics[i] = NULL;
+		}
+}
+
+/*
+ * The producer was fenced (see txn_error): drop it with everything it
+ * had not committed, make a new one with the same transactional id, and
+ * reprocess from the last commit.  Three fencings within a minute mean a
+ * live instance with the same id: stop, with a message.
+ */
+static bool replace_producer(stoat_kafka *k)
+{
+	int64_t now = now_ms();
+	if (k->fencings >= 3 && now - k->fenced_at[0] < 60000) {
+		logf_(k, "error: fenced three times within a minute: another instance with transactional id %s is "
+			 "running; stopping",
+		      k->transactional_id);
+		k->fatal = true;
+		stop_requested = 1;
+		return false;
+	}
+	k->fenced_at[0] = k->fenced_at[1];
+	k->fenced_at[1] = k->fenced_at[2];
+	k->fenced_at[2] = now;
+	k->fencings++;
+	logf_(k, "replacing the fenced producer; reprocessing from the last commit");
+	rd_kafka_purge(k->producer, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+	rd_kafka_poll(k->producer, 0);
+	close_sink_topics(k);
+	rd_kafka_destroy(k->producer);
+	k->producer = new_producer(k, k->prog, true);
+	k->in_txn = false;
+	k->fenced = false;
+	if (!k->producer || !init_transactions(k)) {
+		k->fatal = true;
+		stop_requested = 1;
+		return false;
+	}
+	open_sink_topics(k);
+	k->delivery_error[0] = '\0';
+	rewind_to_committed(k);
+	return true;
 }
 
 int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
@@ -897,6 +1028,7 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		snprintf(k->transactional_id, sizeof k->transactional_id, "%s-%s", app->app_id, rid);
 	}
 	const char *prog = app->app_id;
+	k->prog = prog;
 	int status = STOAT_EXIT_OK;
 
 	k->producer = new_producer(k, prog, k->eos);
@@ -915,25 +1047,14 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 
-	if (k->eos) {
-		/* Also fences and aborts what a previous incarnation left open. */
-		for (;;) {
-			rd_kafka_error_t *e = rd_kafka_init_transactions(k->producer, 30000);
-			bool abort;
-			if (txn_error(k, e, "initialising transactions", &abort))
-				break;
-			if (k->fatal || stop_requested) {
-				status = STOAT_EXIT_IO;
-				goto out;
-			}
-			sleep(1);
-		}
+	/* Also fences and aborts what a previous incarnation left open. */
+	if (k->eos && !init_transactions(k)) {
+		status = STOAT_EXIT_IO;
+		goto out;
 	}
 
 	k->sink_topics = xmalloc_((app->sink_count + 1) * sizeof *k->sink_topics);
-	for (size_t i = 0; i < app->sink_count; i++)
-		if (app->sinks[i].topic)
-			k->sink_topics[i] = rd_kafka_topic_new(k->producer, app->sinks[i].topic, NULL);
+	open_sink_topics(k);
 	k->tasks = xmalloc_(app->source_count * sizeof *k->tasks);
 	for (size_t i = 0; i < app->source_count; i++) {
 		stoat_ctx *cx = &k->tasks[i];
@@ -972,6 +1093,11 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 			k->last_input_ms = now;
 		if (k->failed || k->fatal)
 			break;
+		if (k->fenced) {
+			if (!replace_producer(k))
+				break;
+			continue;
+		}
 		if (k->delivery_error[0]) {
 			if (k->eos) {
 				logf_(k, "warning: %s; aborting the transaction", k->delivery_error);
@@ -1006,6 +1132,9 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		logf_(k, "stopping: committing and leaving the group");
 		if (!commit(k))
 			status = STOAT_EXIT_IO;
+		else if (k->fenced)
+			logf_(k, "warning: the producer was fenced while stopping: the last records will be "
+				 "processed again by the next run");
 	}
 
 out:
@@ -1020,9 +1149,7 @@ out:
 	if (k->producer) {
 		if (status == STOAT_EXIT_OK && !k->eos)
 			rd_kafka_flush(k->producer, 30000);
-		for (size_t i = 0; k->sink_topics && i < app->sink_count; i++)
-			if (k->sink_topics[i])
-				rd_kafka_topic_destroy(k->sink_topics[i]);
+		close_sink_topics(k);
 		rd_kafka_destroy(k->producer);
 	}
 	if (k->tasks) {

@@ -218,6 +218,7 @@ static void kafka_usage(FILE *f, const char *prog)
 		"  --guarantee at_least_once|exactly_once\n"
 		"  --commit-interval DURATION e.g. 100ms, 5s\n"
 		"  --instance-id ID           names this instance's transactional id (default random)\n"
+		"  --static-membership        join as a static member named by --instance-id\n"
 		"  --on-error fail|skip|dlq:TOPIC   error policy for every source\n"
 		"  --batch N                  records per batch (default 1000)\n"
 		"  --idle-exit DURATION       run: stop after no input for this long\n"

@@ -314,6 +314,12 @@ struct stoat_ctx {
 	bool error;   /* set by stoat_error(); cleared per record */
 	bool stopped; /* the fail policy tripped: the pipeline returns */
 	char error_message[512];
+	/*
+	 * The driver gave up on this batch (a fenced producer, say): the
+	 * record is not at fault, so no policy applies; the pipeline returns
+	 * and the driver reprocesses from its last commit.
+	 */
+	bool abandoned;
 };
 
 /*
