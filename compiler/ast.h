@@ -25,7 +25,7 @@ typedef enum NodeKind {
 	N_FIELD_DECL,   /* name: a (type expression) */
 	N_SOURCE,       /* stream name: a (key type or NULL) -> b (value type)
 	                   from str; fmt_key/fmt_value; policy */
-	N_STREAM_DEF,   /* stream name = a */
+	N_STREAM_DEF,   /* stream name = a (ival 1: table name = a) */
 	N_EXTERN,       /* extern fn name(list: N_PARAM) -> a [from str] [as cname] */
 	N_PARAM,        /* name: a (type expression) */
 	N_STMT,         /* a; */

@@ -846,6 +846,112 @@ static void emit_sink(Gen *g, IrNode *n, const char *k, const char *v)
 	pr(g->out, "}\n");
 }
 
+/*
+ * count / reduce / aggregate: read the key's current value from the store,
+ * fold the record in, write it back, and pass the update on (the table's
+ * changes, which to_stream() exposes).  Records with a null key or value
+ * are ignored, as in Kafka Streams.  Store keys and values are encoded
+ * with the generated JSON writers for now.
+ */
+static void emit_aggregate(Gen *g, IrNode *n, const char *k, const char *v)
+{
+	static const char *names[] = { "count", "reduce", "aggregate" };
+	IrNode *parent = n->parents[0];
+	Store *st = &g->topo->stores[n->store];
+	char what[256];
+	snprintf(what, sizeof what, "%s (store %s)", names[n->agg_kind], st->name);
+	op_comment(g, n, what);
+	Type *kt = parent->key, *vt = parent->val;
+	const char *kv = k, *vv = v;
+	/* Records with a null key or value are ignored, as in Kafka Streams. */
+	char *guard = NULL;
+	if (kt->kind == TY_NULLABLE && vt->kind == TY_NULLABLE)
+		guard = xasprintf("%s.has && %s.has", k, v);
+	else if (kt->kind == TY_NULLABLE)
+		guard = xasprintf("%s.has", k);
+	else if (vt->kind == TY_NULLABLE)
+		guard = xasprintf("%s.has", v);
+	if (guard) {
+		pr(g->out, "if (%s) {\n", guard);
+		g->out->indent++;
+	}
+	if (kt->kind == TY_NULLABLE)
+		kv = xasprintf("%s.v", k);
+	if (vt->kind == TY_NULLABLE)
+		vv = xasprintf("%s.v", v);
+	Type *skt = type_strip(kt);
+	pr(g->out, "{\n");
+	g->out->indent++;
+	char *enc_k = need(g, H_ENCODE, skt, FMT_JSON);
+	char *dec_a = need(g, H_DECODE, n->val, FMT_JSON);
+	char *enc_a = need(g, H_ENCODE, n->val, FMT_JSON);
+	char *sk = xasprintf("sk%d", n->id), *old = xasprintf("old%d", n->id), *acc = xasprintf("acc%d", n->id);
+	char *nv = xasprintf("v%d", n->id);
+	pr(g->out, "stoat_str %s, %s;\n", sk, old);
+	pr(g->out, "if (!%s(cx, &cx->key_buf, &%s, &%s))\n\t%s;\n", enc_k, kv, sk, fail_stmt(g));
+	pr(g->out, "%s = stoat_arena_strdup(&cx->arena, %s);\n", sk, sk);
+	pr(g->out, "%s %s;\n", type_c(n->val), acc);
+	pr(g->out, "bool found%d = stoat_store_get(cx, %d, %s, &%s);\n", n->id, n->store, sk, old);
+	pr(g->out, "if (STOAT_UNLIKELY(cx->error))\n\t%s;\n", fail_stmt(g));
+	pr(g->out, "if (found%d && !%s(cx, %s, \"stored value\", &%s))\n\t%s;\n", n->id, dec_a, old, acc,
+	   fail_stmt(g));
+	char *newval = NULL;
+	switch (n->agg_kind) {
+	case AGG_COUNT:
+		pr(g->out, "if (!found%d)\n\t%s = 0;\n", n->id, acc);
+		newval = hoist(g, ty_i64, xasprintf("stoat_add_i64(cx, %s, 1)", acc), true);
+		break;
+	case AGG_REDUCE: {
+		/* The first value of a key is its aggregate as it is. */
+		pr(g->out, "%s %s;\n", type_c(n->val), nv);
+		pr(g->out, "if (!found%d) {\n", n->id);
+		pr(g->out, "\t%s = %s;\n", nv, vv);
+		pr(g->out, "} else {\n");
+		g->out->indent++;
+		Node *lam = n->lambda;
+		int np = node_list_len(lam->list);
+		for (Node *p = lam->list; p; p = p->next)
+			if (p->sym)
+				p->sym->cexpr = xstrdup(np == 3 ? (p->slot == 0 ? kv : p->slot == 1 ? acc : vv)
+				                                : (p->slot == 0 ? acc : vv));
+		char *x = emit_as(g, lam->a, n->val);
+		pr(g->out, "%s = %s;\n", nv, x);
+		g->out->indent--;
+		pr(g->out, "}\n");
+		newval = nv;
+		break;
+	}
+	case AGG_AGGREGATE: {
+		char *init = emit_as(g, n->init, n->val);
+		pr(g->out, "if (!found%d)\n\t%s = %s;\n", n->id, acc, init);
+		Node *lam = n->lambda;
+		int np = node_list_len(lam->list);
+		for (Node *p = lam->list; p; p = p->next)
+			if (p->sym)
+				p->sym->cexpr = xstrdup(np == 3 ? (p->slot == 0 ? kv : p->slot == 1 ? vv : acc)
+				                                : (p->slot == 0 ? vv : acc));
+		newval = emit_as(g, lam->a, n->val);
+		break;
+	}
+	}
+	if (strcmp(newval, nv) != 0)
+		pr(g->out, "%s %s = %s;\n", type_c(n->val), nv, newval);
+	pr(g->out, "stoat_str nb%d;\n", n->id);
+	pr(g->out, "if (!%s(cx, &cx->value_buf, &%s, &nb%d))\n\t%s;\n", enc_a, nv, n->id, fail_stmt(g));
+	pr(g->out, "stoat_store_put(cx, %d, %s, nb%d);\n", n->store, sk, n->id);
+	pr(g->out, "if (STOAT_UNLIKELY(cx->error))\n\t%s;\n", fail_stmt(g));
+	bool tail = g->tail;
+	g->tail = false; /* inside blocks: children may not skip the rest */
+	emit_children(g, n, kv, nv);
+	g->tail = tail;
+	g->out->indent--;
+	pr(g->out, "}\n");
+	if (guard) {
+		g->out->indent--;
+		pr(g->out, "}\n");
+	}
+}
+
 static void emit_node(Gen *g, IrNode *n, const char *k, const char *v)
 {
 	char *nk = xasprintf("k%d", n->id);
@@ -981,7 +1087,12 @@ static void emit_node(Gen *g, IrNode *n, const char *k, const char *v)
 		break;
 	case IR_SOURCE:
 	case IR_BRANCH:
+	case IR_GROUP:
+	case IR_TO_STREAM:
 		emit_children(g, n, k, v);
+		break;
+	case IR_AGGREGATE:
+		emit_aggregate(g, n, k, v);
 		break;
 	}
 }
@@ -1487,6 +1598,12 @@ char *codegen(Program *prog, const CodegenOptions *opts)
 		}
 		pr(&p, "};\n\n");
 	}
+	if (t->nstores) {
+		pr(&p, "static const stoat_store_desc app_stores[] = {\n");
+		for (int i = 0; i < t->nstores; i++)
+			pr(&p, "\t{ .name = %s }, /* %d */\n", c_string(t->stores[i].name, strlen(t->stores[i].name)), i);
+		pr(&p, "};\n\n");
+	}
 	pr(&p, "static const stoat_source app_sources[] = {\n");
 	for (int i = 0; i < t->nsources; i++) {
 		IrNode *s = t->sources[i];
@@ -1514,6 +1631,8 @@ char *codegen(Program *prog, const CodegenOptions *opts)
 		pr(&p, "\t.sinks = app_sinks,\n\t.sink_count = %d,\n", t->nsinks);
 	else
 		pr(&p, "\t.sinks = NULL,\n\t.sink_count = 0,\n");
+	if (t->nstores)
+		pr(&p, "\t.stores = app_stores,\n\t.store_count = %d,\n", t->nstores);
 	pr(&p, "};\n\n");
 	pr(&p, "int main(int argc, char **argv)\n{\n\treturn stoat_main(&app, argc, argv);\n}\n");
 	pr_free(&code);

@@ -29,6 +29,9 @@ typedef enum IrKind {
 	IR_SPLIT,
 	IR_BRANCH, /* child of IR_SPLIT: lambda is the predicate, NULL for default */
 	IR_SINK,
+	IR_GROUP,     /* group_by_key / group_by: the records, to be aggregated per key */
+	IR_AGGREGATE, /* count / reduce / aggregate: a table updated per record */
+	IR_TO_STREAM, /* a table's updates as a stream */
 } IrKind;
 
 /* Wire formats, as in the runtime's stoat_format. */
@@ -53,11 +56,25 @@ struct IrNode {
 	char *topic;        /* NULL for a per-record sink topic (lambda) */
 	Format key_format, value_format;
 	bool internal;      /* a repartition topic's sink or source */
+	bool table;         /* this node's records are a table's updates */
+	bool grouped;       /* a grouped stream (IR_GROUP) */
+	bool key_changed;   /* the key changed since the sub-topology's source */
+	int agg_kind;       /* IR_AGGREGATE: AGG_COUNT, AGG_REDUCE, AGG_AGGREGATE */
+	Node *init;         /* IR_AGGREGATE: aggregate's initial value */
+	int store;          /* IR_AGGREGATE: index into Topology.stores */
 	IrNode *peer;       /* internal: the source of a sink, the sink of a source */
 	Policy policy;      /* IR_SOURCE */
 	char *dlq_topic;    /* IR_SOURCE with POLICY_DLQ */
 	int index;          /* position among sources / sinks */
 };
+
+enum { AGG_COUNT, AGG_REDUCE, AGG_AGGREGATE };
+
+/* A state store: one per aggregation, named after its table. */
+typedef struct Store {
+	char *name;
+	IrNode *node;
+} Store;
 
 typedef struct Topology {
 	/* app header */
@@ -74,6 +91,8 @@ typedef struct Topology {
 	int nsources;
 	IrNode **sinks;
 	int nsinks;
+	Store *stores;
+	int nstores;
 	int nsubtopologies;
 } Topology;
 

@@ -1234,6 +1234,55 @@ static Type *check_lambda(Node *lam, Type *key, Type *val, Type *hint, const cha
 	return t;
 }
 
+/*
+ * Checks a lambda whose parameters are given types in order (for reduce
+ * and aggregate); `counts` lists the parameter counts allowed, and `types`
+ * holds, per count, the parameters' types.
+ */
+static Type *check_lambda_typed(Node *lam, int n_allowed, const int *counts, Type *const *const *types, Type *hint,
+                                const char *opname, const char *shape)
+{
+	if (lam->kind != N_LAMBDA) {
+		error_hint(lam->span, shape, "%s takes a function", opname);
+		return NULL;
+	}
+	int n = node_list_len(lam->list);
+	int which = -1;
+	for (int i = 0; i < n_allowed; i++)
+		if (counts[i] == n)
+			which = i;
+	if (which < 0) {
+		error_hint(lam->span, shape, "wrong number of parameters for %s's function", opname);
+		return NULL;
+	}
+	Symbol *saved = locals;
+	int slot = 0;
+	for (Node *p = lam->list; p; p = p->next, slot++) {
+		p->slot = slot;
+		if (p->kind == N_UNDERSCORE)
+			continue;
+		if (p->kind != N_IDENT) {
+			error_at(p->span, "a lambda parameter must be a name or _");
+			locals = saved;
+			return NULL;
+		}
+		Symbol *sym = sym_new(SYM_VAR, p->name, p->span);
+		sym->type = types[which][slot];
+		sym->next = locals;
+		locals = sym;
+		p->sym = sym;
+	}
+	int saved_facts = nfacts;
+	Type *t = check_expr(lam->a, hint);
+	nfacts = saved_facts;
+	for (Node *p = lam->list; p; p = p->next)
+		if (p->sym && !p->sym->used)
+			warning_at(p->span, "parameter '%s' is never used; name it _", p->name);
+	locals = saved;
+	lam->type = t;
+	return t;
+}
+
 static bool parse_format(Node *f, Format *out)
 {
 	static const struct { const char *name; Format fmt; } formats[] = {
@@ -1310,13 +1359,13 @@ static Policy parse_policy(Node *p)
 static Format default_format(Type *t);
 
 static const char *stateful_ops[] = {
-	"group_by", "group_by_key", "count", "reduce", "aggregate", "cogroup", "to_table",
-	"join", "left_join", "outer_join", "window", "to_stream",
+	"cogroup", "to_table", "join", "left_join", "outer_join", "window",
 };
 
 static const char *known_ops[] = {
 	"filter", "filter_not", "map", "map_values", "flat_map", "flat_map_values",
-	"select_key", "peek", "merge", "repartition",
+	"select_key", "peek", "merge", "repartition", "group_by_key", "group_by", "count",
+	"reduce", "aggregate", "to_stream",
 };
 
 /* The stream being defined (stream NAME = ...), to name repartition topics. */
@@ -1417,15 +1466,177 @@ static IrNode *check_repartition(IrNode *parent, Node *step)
 	return src;
 }
 
+static IrNode *check_repartition(IrNode *parent, Node *step);
+
+/* A node carrying on from parent with the same records. */
+static IrNode *follow(IrNode *parent, IrKind kind, Span span)
+{
+	IrNode *n = ir_new(topo, kind, span);
+	n->key = parent->key;
+	n->val = parent->val;
+	n->key_changed = parent->key_changed;
+	ir_link(parent, n);
+	return n;
+}
+
+/*
+ * group_by_key(), group_by(f), count(), reduce(f), aggregate(init, f),
+ * to_stream(): grouping makes a grouped stream, which only an aggregation
+ * may follow; an aggregation makes a table (a store, updated per record),
+ * which to_stream() turns back into a stream of updates.
+ */
+static IrNode *check_grouping(IrNode *parent, Node *step, const char *op, int nargs)
+{
+	bool is_group = strcmp(op, "group_by_key") == 0 || strcmp(op, "group_by") == 0;
+	bool is_agg = strcmp(op, "count") == 0 || strcmp(op, "reduce") == 0 || strcmp(op, "aggregate") == 0;
+	if (strcmp(op, "to_stream") == 0) {
+		if (!parent->table) {
+			error_hint(step->name_span, "to_stream() turns a table's updates into a stream",
+			           "to_stream needs a table, and this is a %s", parent->grouped ? "grouped stream" : "stream");
+			return NULL;
+		}
+		if (nargs != 0) {
+			error_at(step->span, "to_stream takes no arguments");
+			return NULL;
+		}
+		return follow(parent, IR_TO_STREAM, step->span);
+	}
+	if (is_group) {
+		if (parent->table || parent->grouped) {
+			error_hint(step->name_span, parent->table ? "turn it into a stream first: to_stream()" : NULL,
+			           "%s needs a stream, and this is a %s", op, parent->table ? "table" : "grouped stream");
+			return NULL;
+		}
+		IrNode *from = parent;
+		if (strcmp(op, "group_by") == 0) {
+			/* group_by(f) is select_key(f), then a repartition. */
+			if (nargs != 1) {
+				error_hint(step->span, "write group_by((k, v) => new_key)", "group_by takes 1 argument, got %d",
+				           nargs);
+				return NULL;
+			}
+			IrNode *sk = follow(parent, IR_SELECT_KEY, step->span);
+			sk->lambda = step->list;
+			Type *t = check_lambda(step->list, parent->key, parent->val, NULL, "group_by");
+			if (t && (t->kind == TY_NULL || t->kind == TY_PAIR)) {
+				error_at(step->list->a->span, "group_by cannot produce %s", type_str(t));
+				t = ty_error;
+			}
+			sk->key = t ? t : ty_error;
+			sk->key_changed = true;
+			from = sk;
+		} else if (nargs != 0) {
+			error_at(step->span, "group_by_key takes no arguments");
+			return NULL;
+		}
+		if (from->key_changed) {
+			/* Records must meet their key's partition: repartition, as Kafka Streams does. */
+			Node fake = *step;
+			fake.list = NULL;
+			from = check_repartition(from, &fake);
+			if (!from)
+				return NULL;
+		}
+		IrNode *g = follow(from, IR_GROUP, step->span);
+		g->grouped = true;
+		return g;
+	}
+	assert(is_agg);
+	if (!parent->grouped) {
+		error_hint(step->name_span, "group the records first: group_by_key() or group_by((k, v) => key)",
+		           "%s needs a grouped stream, and this is a %s", op, parent->table ? "table" : "stream");
+		return NULL;
+	}
+	IrNode *n = ir_new(topo, IR_AGGREGATE, step->span);
+	ir_link(parent, n);
+	n->key = type_strip(parent->key); /* null keys never reach a table */
+	n->table = true;
+	const char *name = binding_name;
+	char auto_name[32];
+	if (!name) {
+		snprintf(auto_name, sizeof auto_name, "store-%d", topo->nstores + 1);
+		name = auto_name;
+	}
+	n->store = topo->nstores;
+	topo->stores = xrealloc(topo->stores, sizeof *topo->stores * (size_t)(topo->nstores + 1));
+	topo->stores[topo->nstores++] = (Store){ xstrdup(name), n };
+	Type *v = type_strip(parent->val);
+	if (strcmp(op, "count") == 0) {
+		n->agg_kind = AGG_COUNT;
+		if (nargs != 0)
+			error_at(step->span, "count takes no arguments");
+		n->val = ty_i64;
+	} else if (strcmp(op, "reduce") == 0) {
+		n->agg_kind = AGG_REDUCE;
+		n->val = v;
+		if (nargs != 1) {
+			error_hint(step->span, "write reduce((acc, v) => ...)", "reduce takes 1 argument, got %d", nargs);
+			return n;
+		}
+		n->lambda = step->list;
+		static const int counts[] = { 2, 3 };
+		Type *two[] = { v, v }, *three[] = { n->key, v, v };
+		Type *const *types[] = { two, three };
+		Type *t = check_lambda_typed(step->list, 2, counts, types, v, "reduce",
+		                             "write reduce((acc, v) => ...) or reduce((k, acc, v) => ...)");
+		if (t && !assignable(t, v))
+			error_hint(step->list->a->span, "reduce combines values of one type into one of that type",
+			           "reduce must produce %s, found %s", type_str(v), type_str(t));
+	} else {
+		n->agg_kind = AGG_AGGREGATE;
+		if (nargs != 2) {
+			error_hint(step->span, "write aggregate(initial, (v, acc) => ...)",
+			           "aggregate takes 2 arguments (an initial value and an adder), got %d", nargs);
+			n->val = ty_error;
+			return n;
+		}
+		Node *init = step->list, *add = step->list->next;
+		Type *acc = check_expr(init, NULL);
+		if (acc->kind == TY_NULL || acc->kind == TY_PAIR) {
+			error_hint(init->span, "write a typed value, e.g. a record: Stats { n: 0, sum: 0 }",
+			           "cannot use %s as an accumulator", type_str(acc));
+			acc = ty_error;
+		}
+		n->init = init;
+		n->lambda = add;
+		n->val = acc;
+		static const int counts[] = { 2, 3 };
+		Type *two[] = { v, acc }, *three[] = { n->key, v, acc };
+		Type *const *types[] = { two, three };
+		Type *t = check_lambda_typed(add, 2, counts, types, acc, "aggregate",
+		                             "write (v, acc) => new_acc or (k, v, acc) => new_acc");
+		if (t && !assignable(t, acc))
+			error_hint(add->a->span, "the adder returns the new accumulator, of the initial value's type",
+			           "accumulator type mismatch: the initial value is %s, the adder gives %s", type_str(acc),
+			           type_str(t));
+	}
+	return n;
+}
+
 /* Checks one pipeline step applied to parent; returns the new node. */
 static IrNode *check_step(IrNode *parent, Node *step)
 {
-	if (step->kind == N_TO)
+	if (step->kind == N_TO) {
+		if (parent->table || parent->grouped) {
+			error_hint(step->name_span, parent->table ? "write a table's updates with to_stream() |> to \"topic\"" : "aggregate it first: count(), reduce(...) or aggregate(...)",
+			           "'to' needs a stream, and this is a %s", parent->table ? "table" : "grouped stream");
+			return NULL;
+		}
 		return check_sink(parent, step);
+	}
 	assert(step->kind == N_OP);
 	const char *op = step->name;
 	int nargs = node_list_len(step->list);
 	IrKind kind;
+	if (strcmp(op, "group_by_key") == 0 || strcmp(op, "group_by") == 0 || strcmp(op, "count") == 0 ||
+	    strcmp(op, "reduce") == 0 || strcmp(op, "aggregate") == 0 || strcmp(op, "to_stream") == 0)
+		return check_grouping(parent, step, op, nargs);
+	if (parent->table || parent->grouped) {
+		error_hint(step->name_span,
+		           parent->table ? "turn it into a stream first: to_stream()" : "aggregate it first: count(), reduce(...) or aggregate(...)",
+		           "%s needs a stream, and this is a %s", op, parent->table ? "table" : "grouped stream");
+		return NULL;
+	}
 	if (strcmp(op, "filter") == 0) kind = IR_FILTER;
 	else if (strcmp(op, "filter_not") == 0) kind = IR_FILTER_NOT;
 	else if (strcmp(op, "map") == 0) kind = IR_MAP;
@@ -1470,17 +1681,23 @@ static IrNode *check_step(IrNode *parent, Node *step)
 			           type_str(other->val), type_str(parent->key), type_str(parent->val));
 			return NULL;
 		}
+		if (other->table || other->grouped) {
+			error_at(arg->span, "merge needs two streams");
+			return NULL;
+		}
 		IrNode *m = ir_new(topo, IR_MERGE, step->span);
 		ir_link(parent, m);
 		ir_link(other, m);
 		m->key = parent->key;
 		m->val = parent->val;
+		m->key_changed = parent->key_changed || other->key_changed;
 		return m;
 	}
 	IrNode *n = ir_new(topo, kind, step->span);
 	n->lambda = arg;
 	n->key = parent->key;
 	n->val = parent->val;
+	n->key_changed = parent->key_changed || kind == IR_MAP || kind == IR_FLAT_MAP || kind == IR_SELECT_KEY;
 	switch (kind) {
 	case IR_FILTER:
 	case IR_FILTER_NOT: {
@@ -1825,6 +2042,18 @@ bool sema_check(Program *p)
 			binding_name = it->name;
 			IrNode *n = check_stream(it->a);
 			binding_name = NULL;
+			if (n && it->ival && !n->table) {
+				error_hint(it->name_span, "declare it with 'stream', or end it with count(), reduce(...) or aggregate(...)",
+				           "'%s' is declared a table, but this is a %s", it->name, n->grouped ? "grouped stream" : "stream");
+				n = NULL;
+			} else if (n && !it->ival && n->table) {
+				error_hint(it->name_span, "declare it with 'table'", "'%s' is a table", it->name);
+				n = NULL;
+			} else if (n && n->grouped) {
+				error_hint(it->name_span, "aggregate it: count(), reduce(...) or aggregate(...)",
+				           "a grouped stream cannot be bound to a name");
+				n = NULL;
+			}
 			if (n && n->kind == IR_SINK) {
 				error_hint(it->a->span, "'to' ends a pipeline; bind the stream before it",
 				           "stream '%s' is bound to a sink", it->name);

@@ -73,7 +73,7 @@ static void yyerror(YYLTYPE *loc, yyscan_t scanner, ParseState *ps, const char *
 %token EXTERN "extern" FN "fn" AS "as" IF "if" THEN "then" ELSE "else"
 %token NULL_ "null" TRUE "true" FALSE "false" AND "and" OR "or" NOT "not"
 %token TO "to" BRANCH "branch" DEFAULT "default" ON "on"
-%token FOR "for" IN "in" LET "let" UNDERSCORE "_"
+%token FOR "for" IN "in" LET "let" TABLE "table" UNDERSCORE "_"
 %token PIPE "|>" FATARROW "=>" ARROW "->" COALESCE "??" EQ "==" NE "!="
 %token LE "<=" GE ">=" ELLIPSIS "..."
 
@@ -204,6 +204,7 @@ field_name
 	| EXTERN { $$ = xstrdup("extern"); }
 	| FOR { $$ = xstrdup("for"); }
 	| LET { $$ = xstrdup("let"); }
+	| TABLE { $$ = xstrdup("table"); }
 	| IF { $$ = xstrdup("if"); }
 	| THEN { $$ = xstrdup("then"); }
 	| ELSE { $$ = xstrdup("else"); }
@@ -296,6 +297,13 @@ stream_def
 		$$->name = $2;
 		$$->name_span = SPAN(@2);
 		$$->a = $4;
+	}
+	| TABLE IDENT '=' expr ';' {
+		$$ = mk(ps, N_STREAM_DEF, @$);
+		$$->name = $2;
+		$$->name_span = SPAN(@2);
+		$$->a = $4;
+		$$->ival = 1; /* a table */
 	}
 	| STREAM IDENT '=' expr PIPE IDENT '{' branches '}' ';' {
 		error_hint(SPAN(@2), "write the split as a statement: its branch names are the streams",

@@ -67,6 +67,7 @@ typedef enum stoat_driver_kind {
 
 typedef struct stoat_replay stoat_replay;
 typedef struct stoat_kafka stoat_kafka;
+typedef struct stoat_mem_store stoat_mem_store;
 
 /* State every driver shares; the driver-specific part hangs off it. */
 struct stoat_driver {
@@ -78,7 +79,11 @@ struct stoat_driver {
 	stoat_replay *replay;          /* kind == STOAT_DRIVER_REPLAY */
 	stoat_kafka *kafka;            /* kind == STOAT_DRIVER_KAFKA */
 	const char *dlq_override;      /* --on-error dlq:TOPIC */
+	stoat_mem_store *stores;       /* per app store, created on first use */
 };
+
+/* Frees the driver's in-memory stores. */
+void stoat_stores_free(stoat_driver *d);
 
 /* The policy that applies to a failed record of cx's source. */
 stoat_policy stoat_effective_policy(const stoat_ctx *cx);

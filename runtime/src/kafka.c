@@ -1031,6 +1031,14 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	k->prog = prog;
 	int status = STOAT_EXIT_OK;
 
+	if (app->store_count > 0) {
+		/* In-memory state without changelogs would not survive a restart or a rebalance. */
+		logf_(k, "error: this application keeps state (%zu store%s); the Kafka driver cannot run it until "
+			 "state stores are backed by changelog topics (use replay meanwhile)",
+		      app->store_count, app->store_count == 1 ? "" : "s");
+		status = STOAT_EXIT_USAGE;
+		goto out;
+	}
 	k->producer = new_producer(k, prog, k->eos);
 	k->consumer = k->producer ? new_consumer(k, prog) : NULL;
 	if (!k->producer || !k->consumer) {

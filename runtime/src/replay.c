@@ -1107,6 +1107,7 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 	}
 	for (size_t i = 0; i < app->source_count; i++)
 		ctx_free(&r->tasks[i]);
+	stoat_stores_free(&r->driver);
 	ctx_free(&r->check_cx);
 	for (size_t i = 0; i < r->topic_count; i++)
 		free(r->topics[i].name);

@@ -267,6 +267,11 @@ typedef struct stoat_sink {
 	bool internal; /* a repartition topic, read back by an internal source */
 } stoat_sink;
 
+/* A state store (one per aggregation), named after its table. */
+typedef struct stoat_store_desc {
+	const char *name;
+} stoat_store_desc;
+
 /* The constant table stoatc emits for one application. */
 typedef struct stoat_app {
 	const char *app_id;
@@ -279,6 +284,8 @@ typedef struct stoat_app {
 	const stoat_sink *sinks;
 	size_t sink_count;
 	const char *dlq_topic; /* on_error == STOAT_POLICY_DLQ */
+	const stoat_store_desc *stores;
+	size_t store_count;
 } stoat_app;
 
 /* ------------------------------------------------------------------ */
@@ -357,6 +364,20 @@ static inline void stoat_record_begin(stoat_ctx *cx, const stoat_msg *m)
  * being processed.  The bytes are copied before the call returns.
  */
 void stoat_emit(stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_str value);
+
+/* ------------------------------------------------------------------ */
+/* State stores                                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Key-value state of the task running cx (its source and the record's
+ * partition): each store keeps a separate map per partition, as Kafka
+ * Streams keeps one store per task.  get copies the value into the arena
+ * (so a later put cannot pull it away) and returns false when the key is
+ * absent.  Failures are per-record errors.
+ */
+bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value);
+void stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value);
 
 /* ------------------------------------------------------------------ */
 /* Decoding helpers for generated serdes                               */
