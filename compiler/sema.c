@@ -1542,6 +1542,7 @@ static IrNode *check_grouping(IrNode *parent, Node *step, const char *op, int na
 		return g;
 	}
 	assert(is_agg);
+	(void)is_agg;
 	if (!parent->grouped) {
 		error_hint(step->name_span, "group the records first: group_by_key() or group_by((k, v) => key)",
 		           "%s needs a grouped stream, and this is a %s", op, parent->table ? "table" : "stream");
