@@ -84,5 +84,7 @@ void stoat_emit(stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_s
 		stoat_error(cx, "internal error: no driver to emit to");
 		return;
 	}
-	cx->counters.records_out++;
+	/* Records written to repartition topics are counted again when read back, not here. */
+	if (topic.ptr || !app->sinks[sink].internal)
+		cx->counters.records_out++;
 }
