@@ -130,8 +130,10 @@ int build_binary(const BuildOptions *o)
 		arg(&a, o->extra_inputs[i]);
 	arg(&a, "-o");
 	arg(&a, o->output);
+	/* Only the libraries the program uses end up needed at run time. */
+	arg(&a, "-Wl,--as-needed");
 	arg(&a, lib);
-	/* librdkafka and libm, as found by pkg-config when stoat was built. */
+	/* librdkafka, RocksDB and libm, as found by pkg-config when stoat was built. */
 	const char *libs = getenv("STOAT_RUNTIME_LIBS");
 	args_split(&a, libs && *libs ? libs : STOAT_RUNTIME_LIBS);
 
