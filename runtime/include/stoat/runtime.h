@@ -379,6 +379,67 @@ void stoat_emit(stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_s
 bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value);
 void stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value);
 
+/*
+ * Store key layout: order-preserving, so that the bytewise order of
+ * encoded keys (RocksDB's) is the order of the values, field by field,
+ * and range scans over a prefix work.  Integers are big-endian with the
+ * sign bit flipped; doubles are ordered by their IEEE bits (negatives
+ * inverted); strings and bytes escape 0x00 as 00 FF and end with 00 01, so
+ * no encoded string is a prefix of another; a nullable value starts with
+ * 00 (null, first) or 01.  Generated key encoders compose these.
+ */
+static inline void stoat_key_put_bool(stoat_buf *b, bool v)
+{
+	stoat_buf_putc(b, v ? 1 : 0);
+}
+
+static inline void stoat_key_put_u64_be(stoat_buf *b, uint64_t u)
+{
+	char bytes[8];
+	for (int i = 0; i < 8; i++)
+		bytes[i] = (char)(u >> (56 - 8 * i));
+	stoat_buf_put(b, bytes, 8);
+}
+
+static inline void stoat_key_put_i64(stoat_buf *b, int64_t v)
+{
+	stoat_key_put_u64_be(b, (uint64_t)v ^ ((uint64_t)1 << 63));
+}
+
+static inline void stoat_key_put_i32(stoat_buf *b, int32_t v)
+{
+	uint32_t u = (uint32_t)v ^ ((uint32_t)1 << 31);
+	char bytes[4] = { (char)(u >> 24), (char)(u >> 16), (char)(u >> 8), (char)u };
+	stoat_buf_put(b, bytes, 4);
+}
+
+static inline void stoat_key_put_f64(stoat_buf *b, double v)
+{
+	uint64_t u;
+	if (v == 0.0)
+		v = 0.0; /* -0.0 and 0.0 are equal: one encoding */
+	memcpy(&u, &v, sizeof u);
+	u = (u >> 63) ? ~u : u ^ ((uint64_t)1 << 63);
+	stoat_key_put_u64_be(b, u);
+}
+
+static inline void stoat_key_put_str(stoat_buf *b, stoat_str s)
+{
+	for (size_t i = 0; i < s.len; i++) {
+		stoat_buf_putc(b, s.ptr[i]);
+		if (s.ptr[i] == 0)
+			stoat_buf_putc(b, (char)0xff);
+	}
+	stoat_buf_putc(b, 0);
+	stoat_buf_putc(b, 1);
+}
+
+/* 00 for null, 01 before a present value. */
+static inline void stoat_key_put_presence(stoat_buf *b, bool has)
+{
+	stoat_buf_putc(b, has ? 1 : 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* Decoding helpers for generated serdes                               */
 /* ------------------------------------------------------------------ */
