@@ -25,7 +25,7 @@
 #include "printer.h"
 
 /* Helpers discovered while emitting pipelines, generated afterwards. */
-typedef enum HelperKind { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET } HelperKind;
+typedef enum HelperKind { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET, H_STORE_KEY } HelperKind;
 
 typedef struct Helper {
 	HelperKind kind;
@@ -154,7 +154,7 @@ static bool text_uses(const char *text, const char *name)
 	return false;
 }
 
-static const char *helper_prefix[] = { "json_read", "json_write", "decode", "encode", "index", "get" };
+static const char *helper_prefix[] = { "json_read", "json_write", "decode", "encode", "index", "get", "store_key" };
 
 static char *helper_name(HelperKind kind, Type *t, Format f)
 {
@@ -178,6 +178,15 @@ static char *need(Gen *g, HelperKind kind, Type *t, Format f)
 		need(g, H_JSON_READ, t, f); /* a nullable reader also takes JSON null */
 	if (kind == H_ENCODE && f == FMT_JSON)
 		need(g, H_JSON_WRITE, s, f);
+	if (kind == H_STORE_KEY) {
+		/* Composite encoders inline scalars (store_key_value). */
+		if ((t->kind == TY_NULLABLE || t->kind == TY_ARRAY) && !type_is_scalar(t->elem))
+			need(g, kind, t->elem, f);
+		if (t->kind == TY_RECORD)
+			for (int i = 0; i < t->rec->nfields; i++)
+				if (!type_is_scalar(t->rec->fields[i].type))
+					need(g, kind, t->rec->fields[i].type, f);
+	}
 	if (kind == H_JSON_READ || kind == H_JSON_WRITE) {
 		/* Writers inline scalars; readers call a reader per type. */
 		bool all = kind == H_JSON_READ;
@@ -850,8 +859,8 @@ static void emit_sink(Gen *g, IrNode *n, const char *k, const char *v)
  * count / reduce / aggregate: read the key's current value from the store,
  * fold the record in, write it back, and pass the update on (the table's
  * changes, which to_stream() exposes).  Records with a null key or value
- * are ignored, as in Kafka Streams.  Store keys and values are encoded
- * with the generated JSON writers for now.
+ * are ignored, as in Kafka Streams.  Store keys use the order-preserving
+ * key layout; values the generated JSON serdes, for now.
  */
 static void emit_aggregate(Gen *g, IrNode *n, const char *k, const char *v)
 {
@@ -882,14 +891,14 @@ static void emit_aggregate(Gen *g, IrNode *n, const char *k, const char *v)
 	Type *skt = type_strip(kt);
 	pr(g->out, "{\n");
 	g->out->indent++;
-	char *enc_k = need(g, H_ENCODE, skt, FMT_JSON);
+	char *key_fn = need(g, H_STORE_KEY, skt, FMT_JSON);
 	char *dec_a = need(g, H_DECODE, n->val, FMT_JSON);
 	char *enc_a = need(g, H_ENCODE, n->val, FMT_JSON);
 	char *sk = xasprintf("sk%d", n->id), *old = xasprintf("old%d", n->id), *acc = xasprintf("acc%d", n->id);
 	char *nv = xasprintf("v%d", n->id);
 	pr(g->out, "stoat_str %s, %s;\n", sk, old);
-	pr(g->out, "if (!%s(cx, &cx->key_buf, &%s, &%s))\n\t%s;\n", enc_k, kv, sk, fail_stmt(g));
-	pr(g->out, "%s = stoat_arena_strdup(&cx->arena, %s);\n", sk, sk);
+	pr(g->out, "cx->key_buf.len = 0;\n%s(&cx->key_buf, &%s);\n", key_fn, kv);
+	pr(g->out, "%s = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->key_buf));\n", sk);
 	pr(g->out, "%s %s;\n", type_c(n->val), acc);
 	pr(g->out, "bool found%d = stoat_store_get(cx, %d, %s, &%s);\n", n->id, n->store, sk, old);
 	pr(g->out, "if (STOAT_UNLIKELY(cx->error))\n\t%s;\n", fail_stmt(g));
@@ -1422,6 +1431,58 @@ static void emit_get(Printer *p, Type *arr)
 		pr(p, "\treturn (%s){ .has = true, .v = a.items[i] };\n}\n\n", type_c(rt));
 }
 
+/* Appends the order-preserving store key of the value at `x` (type t). */
+static void store_key_value(Printer *p, Type *t, const char *x)
+{
+	switch (t->kind) {
+	case TY_BOOL: pr(p, "stoat_key_put_bool(b, %s);\n", x); break;
+	case TY_I32: pr(p, "stoat_key_put_i32(b, %s);\n", x); break;
+	case TY_I64: case TY_TIMESTAMP: case TY_DURATION: pr(p, "stoat_key_put_i64(b, %s);\n", x); break;
+	case TY_F64: pr(p, "stoat_key_put_f64(b, %s);\n", x); break;
+	case TY_STRING: case TY_BYTES: pr(p, "stoat_key_put_str(b, %s);\n", x); break;
+	default: pr(p, "%s(b, &%s);\n", helper_name(H_STORE_KEY, t, FMT_JSON), x);
+	}
+}
+
+/*
+ * A store key encoder: the runtime's order-preserving primitives composed
+ * per type (record fields in order; array elements each after 01, then
+ * 00; nullables after a presence byte), so keys sort like their values.
+ */
+static void emit_store_key(Printer *p, Type *t)
+{
+	pr(p, "static void %s(stoat_buf *b, const %s *v)\n{\n", helper_name(H_STORE_KEY, t, FMT_JSON), type_c(t));
+	p->indent = 1;
+	switch (t->kind) {
+	case TY_NULLABLE:
+		pr(p, "stoat_key_put_presence(b, v->has);\nif (v->has) {\n");
+		p->indent++;
+		store_key_value(p, t->elem, "v->v");
+		p->indent--;
+		pr(p, "}\n");
+		break;
+	case TY_ARRAY:
+		pr(p, "for (size_t i = 0; i < v->len; i++) {\n\tstoat_buf_putc(b, 1);\n");
+		p->indent++;
+		store_key_value(p, t->elem, "v->items[i]");
+		p->indent--;
+		pr(p, "}\nstoat_buf_putc(b, 0);\n");
+		break;
+	case TY_RECORD:
+		for (int f = 0; f < t->rec->nfields; f++) {
+			char *x = xasprintf("v->%s", c_field(t->rec->fields[f].name));
+			store_key_value(p, t->rec->fields[f].type, x);
+		}
+		if (t->rec->nfields == 0)
+			pr(p, "(void)b;\n(void)v;\n");
+		break;
+	default:
+		store_key_value(p, t, "*v");
+	}
+	p->indent = 0;
+	pr(p, "}\n\n");
+}
+
 static void emit_helpers(Gen *g, Printer *p)
 {
 	if (g->nhelpers == 0)
@@ -1438,11 +1499,16 @@ static void emit_helpers(Gen *g, Printer *p)
 			pr(p, "static bool %s(stoat_ctx *cx, stoat_buf *b, const %s *v);\n",
 			   helper_name(h->kind, h->type, h->format), type_c(h->type));
 			any = true;
+		} else if (h->kind == H_STORE_KEY) {
+			pr(p, "static void %s(stoat_buf *b, const %s *v);\n", helper_name(h->kind, h->type, h->format),
+			   type_c(h->type));
+			any = true;
 		}
 	}
 	if (any)
 		pr(p, "\n");
-	static const HelperKind order[] = { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET };
+	static const HelperKind order[] = { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET,
+		                            H_STORE_KEY };
 	for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
 		for (int i = 0; i < g->nhelpers; i++) {
 			Helper *h = &g->helpers[i];
@@ -1455,6 +1521,7 @@ static void emit_helpers(Gen *g, Printer *p)
 			case H_ENCODE: emit_encode(p, h->type, h->format); break;
 			case H_INDEX: emit_index(p, h->type); break;
 			case H_GET: emit_get(p, h->type); break;
+			case H_STORE_KEY: emit_store_key(p, h->type); break;
 			}
 		}
 }
