@@ -1189,6 +1189,41 @@ static Type *check_expr(Node *e, Type *hint)
 /* ------------------------------------------------------------------ */
 
 /*
+ * Binds a lambda's parameters, by position, to the given types, checks its
+ * body against hint and warns about unused parameters.  The caller has
+ * checked the parameter count.  Returns the body's type, or NULL if a
+ * parameter is not a name.
+ */
+static Type *check_lambda_body(Node *lam, Type *const *param_types, Type *hint)
+{
+	Symbol *saved = locals;
+	int i = 0;
+	for (Node *p = lam->list; p; p = p->next, i++) {
+		if (p->kind == N_UNDERSCORE)
+			continue;
+		if (p->kind != N_IDENT) {
+			error_at(p->span, "a lambda parameter must be a name or _");
+			locals = saved;
+			return NULL;
+		}
+		Symbol *sym = sym_new(SYM_VAR, p->name, p->span);
+		sym->type = param_types[i];
+		sym->next = locals;
+		locals = sym;
+		p->sym = sym;
+	}
+	int saved_facts = nfacts;
+	Type *t = check_expr(lam->a, hint);
+	nfacts = saved_facts;
+	for (Node *p = lam->list; p; p = p->next)
+		if (p->sym && !p->sym->used)
+			warning_at(p->span, "parameter '%s' is never used; name it _", p->name);
+	locals = saved;
+	lam->type = t;
+	return t;
+}
+
+/*
  * Binds a lambda's parameters to the record's key and value (one parameter:
  * the value; two: key and value) and checks its body.  Returns the body's
  * type, or NULL if the lambda is malformed.
@@ -1206,32 +1241,11 @@ static Type *check_lambda(Node *lam, Type *key, Type *val, Type *hint, const cha
 		           "a lambda for %s takes 1 or 2 parameters, not %d", opname, n);
 		return NULL;
 	}
-	Symbol *saved = locals;
 	int slot = 0;
-	for (Node *p = lam->list; p; p = p->next, slot++) {
+	for (Node *p = lam->list; p; p = p->next, slot++)
 		p->slot = n == 1 ? 1 : slot; /* 0: key, 1: value */
-		if (p->kind == N_UNDERSCORE)
-			continue;
-		if (p->kind != N_IDENT) {
-			error_at(p->span, "a lambda parameter must be a name or _");
-			locals = saved;
-			return NULL;
-		}
-		Symbol *s = sym_new(SYM_VAR, p->name, p->span);
-		s->type = p->slot == 0 ? key : val;
-		s->next = locals;
-		locals = s;
-		p->sym = s;
-	}
-	int saved_facts = nfacts;
-	Type *t = check_expr(lam->a, hint);
-	nfacts = saved_facts;
-	for (Node *p = lam->list; p; p = p->next)
-		if (p->sym && !p->sym->used)
-			warning_at(p->span, "parameter '%s' is never used; name it _", p->name);
-	locals = saved;
-	lam->type = t;
-	return t;
+	Type *one[] = { val }, *two[] = { key, val };
+	return check_lambda_body(lam, n == 1 ? one : two, hint);
 }
 
 /*
@@ -1255,32 +1269,10 @@ static Type *check_lambda_typed(Node *lam, int n_allowed, const int *counts, Typ
 		error_hint(lam->span, shape, "wrong number of parameters for %s's function", opname);
 		return NULL;
 	}
-	Symbol *saved = locals;
 	int slot = 0;
-	for (Node *p = lam->list; p; p = p->next, slot++) {
+	for (Node *p = lam->list; p; p = p->next, slot++)
 		p->slot = slot;
-		if (p->kind == N_UNDERSCORE)
-			continue;
-		if (p->kind != N_IDENT) {
-			error_at(p->span, "a lambda parameter must be a name or _");
-			locals = saved;
-			return NULL;
-		}
-		Symbol *sym = sym_new(SYM_VAR, p->name, p->span);
-		sym->type = types[which][slot];
-		sym->next = locals;
-		locals = sym;
-		p->sym = sym;
-	}
-	int saved_facts = nfacts;
-	Type *t = check_expr(lam->a, hint);
-	nfacts = saved_facts;
-	for (Node *p = lam->list; p; p = p->next)
-		if (p->sym && !p->sym->used)
-			warning_at(p->span, "parameter '%s' is never used; name it _", p->name);
-	locals = saved;
-	lam->type = t;
-	return t;
+	return check_lambda_body(lam, types[which], hint);
 }
 
 static bool parse_format(Node *f, Format *out)

@@ -138,46 +138,6 @@ static size_t count_occurrences(stoat_str h, stoat_str needle)
 }
 
 /*
- * Returns the length of the well-formed UTF-8 sequence starting at p (at
- * most n bytes available): 1 to 4, or 0 if the bytes there are not valid
- * UTF-8 (overlong forms, surrogates and values above U+10FFFF included).
- */
-static size_t utf8_seq_len(const unsigned char *p, size_t n)
-{
-	unsigned char c = p[0];
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	return len;
-}
-
-/*
  * Writes v in decimal into out, zero-padded to at least min_digits digits,
  * and returns the number of bytes written (at most 20; no NUL).
  */
@@ -249,7 +209,7 @@ int64_t stoat_std_char_len(stoat_ctx *cx, stoat_str s)
 	size_t i = 0;
 	(void)cx;
 	while (i < s.len) {
-		size_t n = utf8_seq_len(p + i, s.len - i);
+		size_t n = stoat_utf8_sequence_len(p + i, s.len - i);
 		i += n ? n : 1;
 		count++;
 	}
@@ -710,7 +670,7 @@ stoat_str stoat_std_to_string_bytes(stoat_ctx *cx, stoat_str b)
 	const unsigned char *p = (const unsigned char *)b.ptr;
 	b = nonnull(b);
 	for (size_t i = 0; i < b.len;) {
-		size_t n = utf8_seq_len(p + i, b.len - i);
+		size_t n = stoat_utf8_sequence_len(p + i, b.len - i);
 		if (n == 0) {
 			stoat_error(cx, "to_string: the bytes are not valid UTF-8 (byte %zu is 0x%02x)", i, p[i]);
 			return empty_str();

@@ -144,8 +144,10 @@ bool stoat_base64_decode(stoat_str in, char *out, size_t *out_len)
  */
 size_t stoat_utf8_sequence_len(const unsigned char *p, size_t avail)
 {
-	assert(avail > 0 && p[0] >= 0x80);
+	assert(avail > 0);
 	unsigned char c = p[0];
+	if (c < 0x80)
+		return 1;
 	size_t n;
 	unsigned char lo = 0x80, hi = 0xbf;
 	if (c >= 0xc2 && c <= 0xdf) {

@@ -39,11 +39,6 @@ bool stoat_base64_decode(stoat_str in, char *out, size_t *out_len);
 /* True when s is well-formed UTF-8 (no overlongs, surrogates, > U+10FFFF). */
 bool stoat_utf8_valid(stoat_str s);
 
-/*
- * Length of the well-formed UTF-8 sequence starting at p (at most `avail`
- * bytes available), or 0 if it is malformed.  p[0] must be >= 0x80.
- */
-size_t stoat_utf8_sequence_len(const unsigned char *p, size_t avail);
 
 /* Appends the JSON number for v (as stoat_buf_put_f64) and is the
  * formatting core shared with it; returns the bytes written or 0 for

@@ -54,28 +54,28 @@ static bool json_enter(stoat_json *j)
 	return true;
 }
 
-/* Consumes '{'. */
-bool stoat_json_object_begin(stoat_json *j)
+/* Consumes the opening bracket `open` (described as `what`) of a container. */
+static bool json_open(stoat_json *j, char open, const char *what)
 {
 	stoat_json_ws(j);
-	if (j->p >= j->end || *j->p != '{')
-		return stoat_json_fail(j, "'{'");
+	if (j->p >= j->end || *j->p != open)
+		return stoat_json_fail(j, what);
 	if (!json_enter(j))
 		return false;
 	j->p++;
 	return true;
 }
 
+/* Consumes '{'. */
+bool stoat_json_object_begin(stoat_json *j)
+{
+	return json_open(j, '{', "'{'");
+}
+
 /* Consumes '['. */
 bool stoat_json_array_begin(stoat_json *j)
 {
-	stoat_json_ws(j);
-	if (j->p >= j->end || *j->p != '[')
-		return stoat_json_fail(j, "'['");
-	if (!json_enter(j))
-		return false;
-	j->p++;
-	return true;
+	return json_open(j, '[', "'['");
 }
 
 /*

@@ -69,6 +69,13 @@ static inline int stoat_str_cmp(stoat_str a, stoat_str b)
 	return a.len < b.len ? -1 : a.len > b.len ? 1 : 0;
 }
 
+/*
+ * Length (1 to 4) of the well-formed UTF-8 sequence starting at p, with
+ * `avail` > 0 bytes available, or 0 if it is malformed (overlong forms,
+ * surrogates, values above U+10FFFF, a cut-off sequence).
+ */
+size_t stoat_utf8_sequence_len(const unsigned char *p, size_t avail);
+
 /* ------------------------------------------------------------------ */
 /* Arena: per-batch bump allocator                                     */
 /* ------------------------------------------------------------------ */
