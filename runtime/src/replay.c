@@ -147,6 +147,7 @@ struct stoat_replay {
 	size_t *topic_index; /* hash index into topics, SIZE_MAX empty */
 	size_t topic_index_cap;
 	size_t *sink_topic; /* per sink: index into topics, SIZE_MAX: per record */
+	size_t *sink_reader; /* per internal sink: the source reading its topic */
 	stoat_buf out;
 	FILE *out_file;
 	const char *out_name;
@@ -445,13 +446,11 @@ static size_t place_record(stoat_replay *r, const stoat_ctx *cx, size_t ti, stoa
  * has its own context; the bytes it reads live in the caller's buffers,
  * which stay put until it returns.
  */
-static void replay_internal(stoat_replay *r, stoat_ctx *cx, const stoat_sink *s, int32_t partition, int64_t offset,
+static void replay_internal(stoat_replay *r, stoat_ctx *cx, int sink, int32_t partition, int64_t offset,
 			    stoat_str key, stoat_str value)
 {
-	size_t src = SIZE_MAX;
-	for (size_t i = 0; i < r->app->source_count; i++)
-		if (r->app->sources[i].internal && strcmp(r->app->sources[i].topic, s->topic) == 0)
-			src = i;
+	const stoat_sink *s = &r->app->sinks[sink];
+	size_t src = r->sink_reader[sink];
 	if (src == SIZE_MAX) {
 		stoat_error(cx, "internal error: no source reads the repartition topic %s", s->topic);
 		return;
@@ -488,7 +487,7 @@ void stoat_replay_emit(stoat_replay *r, stoat_ctx *cx, int sink, stoat_str topic
 	const stoat_msg *m = cx->msg;
 	const stoat_sink *s = &r->app->sinks[sink];
 	if (s->internal) {
-		replay_internal(r, cx, s, partition, offset, key, value);
+		replay_internal(r, cx, sink, partition, offset, key, value);
 		return;
 	}
 	stoat_format_record_line(&r->out, &r->check_cx, (stoat_str){ r->topics[ti].name, r->topics[ti].len },
@@ -1051,6 +1050,13 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 	}
 	r->batch = xcalloc(opt->batch_max, sizeof *r->batch);
 	r->sink_topic = xcalloc(app->sink_count, sizeof *r->sink_topic);
+	r->sink_reader = xcalloc(app->sink_count, sizeof *r->sink_reader);
+	for (size_t i = 0; i < app->sink_count; i++) {
+		r->sink_reader[i] = SIZE_MAX;
+		for (size_t j = 0; app->sinks[i].internal && j < app->source_count; j++)
+			if (app->sources[j].internal && strcmp(app->sources[j].topic, app->sinks[i].topic) == 0)
+				r->sink_reader[i] = j;
+	}
 	for (size_t i = 0; i < app->sink_count; i++) {
 		const char *t = app->sinks[i].topic;
 		r->sink_topic[i] = t ? topic_lookup(r, (stoat_str){ t, strlen(t) }) : SIZE_MAX;
@@ -1114,6 +1120,7 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 	free(r->topics);
 	free(r->topic_index);
 	free(r->sink_topic);
+	free(r->sink_reader);
 	free(r->batch);
 	free(r->inputs);
 	free(r->tasks);
