@@ -158,6 +158,26 @@ static void report_record(const stoat_ctx *cx, const char *level, const char *su
 }
 
 /*
+ * Reports a record the policy let through (skip, dlq): every one of the
+ * first STOAT_SKIP_WARN_FIRST, then one in STOAT_SKIP_WARN_EVERY, so a
+ * flood of bad records cannot drown the log; the rest are counted.
+ */
+static void warn_rate_limited(stoat_ctx *cx, const char *suffix)
+{
+	stoat_driver *d = cx->driver;
+	uint64_t seen = d ? d->skip_warnings_printed + d->skip_warnings_hidden + 1 : 1;
+	bool show = seen <= STOAT_SKIP_WARN_FIRST || (seen - STOAT_SKIP_WARN_FIRST) % STOAT_SKIP_WARN_EVERY == 0;
+	if (show)
+		report_record(cx, "warning", suffix);
+	if (d) {
+		if (show)
+			d->skip_warnings_printed++;
+		else
+			d->skip_warnings_hidden++;
+	}
+}
+
+/*
  * Applies the error policy to the record that just failed.  Skip: count,
  * warn (the first STOAT_SKIP_WARN_FIRST, then one in STOAT_SKIP_WARN_EVERY,
  * so a flood of bad records cannot drown the log) and go on.  Fail: report,
@@ -175,38 +195,15 @@ bool stoat_record_failed(stoat_ctx *cx)
 	stoat_policy policy = stoat_effective_policy(cx);
 	if (policy == STOAT_POLICY_SKIP) {
 		cx->counters.records_skipped++;
-		stoat_driver *d = cx->driver;
-		uint64_t seen = d ? d->skip_warnings_printed + d->skip_warnings_hidden + 1 : 1;
-		bool show = seen <= STOAT_SKIP_WARN_FIRST ||
-			    (seen - STOAT_SKIP_WARN_FIRST) % STOAT_SKIP_WARN_EVERY == 0;
-		if (show)
-			report_record(cx, "warning", " (skipped)");
-		if (d) {
-			if (show)
-				d->skip_warnings_printed++;
-			else
-				d->skip_warnings_hidden++;
-		}
+		warn_rate_limited(cx, " (skipped)");
 		cx->error = false;
 		return true;
 	}
 	if (policy == STOAT_POLICY_DLQ) {
 		cx->counters.records_dead_lettered++;
-		stoat_driver *d = cx->driver;
-		uint64_t seen = d ? d->skip_warnings_printed + d->skip_warnings_hidden + 1 : 1;
-		bool show = seen <= STOAT_SKIP_WARN_FIRST ||
-			    (seen - STOAT_SKIP_WARN_FIRST) % STOAT_SKIP_WARN_EVERY == 0;
-		if (show) {
-			char suffix[300];
-			snprintf(suffix, sizeof suffix, " (dead-lettered to %s)", stoat_effective_dlq_topic(cx));
-			report_record(cx, "warning", suffix);
-		}
-		if (d) {
-			if (show)
-				d->skip_warnings_printed++;
-			else
-				d->skip_warnings_hidden++;
-		}
+		char suffix[300];
+		snprintf(suffix, sizeof suffix, " (dead-lettered to %s)", stoat_effective_dlq_topic(cx));
+		warn_rate_limited(cx, suffix);
 		stoat_dead_letter(cx);
 		cx->error = false;
 		if (cx->abandoned) {
