@@ -118,11 +118,11 @@ bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
 	return true;
 }
 
-void stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value)
+bool stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value)
 {
 	stoat_mem_store *s = store_of(cx, store);
 	if (!s)
-		return;
+		return false;
 	if ((s->count + 1) * 4 >= s->cap * 3)
 		grow(s);
 	stoat_str k = task_key(cx, key);
@@ -141,6 +141,36 @@ void stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value)
 	if (value.len)
 		memcpy(e->value, value.ptr, value.len);
 	e->value_len = value.len;
+	return true;
+}
+
+/* Removes key, moving later entries of its probe run back into the gap. */
+bool stoat_store_delete(stoat_ctx *cx, int store, stoat_str key)
+{
+	stoat_mem_store *s = store_of(cx, store);
+	if (!s)
+		return false;
+	if (s->count == 0)
+		return true;
+	stoat_str k = task_key(cx, key);
+	mem_entry *e = probe(s, hash_bytes(k.ptr, k.len), k.ptr, k.len);
+	if (!e->hash)
+		return true;
+	free(e->key);
+	free(e->value);
+	size_t mask = s->cap - 1, hole = (size_t)(e - s->slots);
+	for (size_t i = (hole + 1) & mask; s->slots[i].hash; i = (i + 1) & mask) {
+		size_t home = (size_t)s->slots[i].hash & mask;
+		/* Move i into the hole unless its home lies cyclically in (hole, i]. */
+		bool stays = hole <= i ? (home > hole && home <= i) : (home > hole || home <= i);
+		if (!stays) {
+			s->slots[hole] = s->slots[i];
+			hole = i;
+		}
+	}
+	memset(&s->slots[hole], 0, sizeof s->slots[hole]);
+	s->count--;
+	return true;
 }
 
 void stoat_stores_free(stoat_driver *d)

@@ -265,6 +265,13 @@ typedef struct stoat_source {
 	stoat_pipeline_fn pipeline;
 	const char *dlq_topic; /* on_error == STOAT_POLICY_DLQ */
 	bool internal;         /* a repartition topic the app writes itself */
+	/*
+	 * The state stores this source's pipeline reads and writes (indices
+	 * into app->stores).  When the driver is given partition p of the
+	 * source, it restores partition p of each of these stores first.
+	 */
+	const int *stores;
+	size_t store_count;
 } stoat_source;
 
 typedef struct stoat_sink {
@@ -274,9 +281,34 @@ typedef struct stoat_sink {
 	bool internal; /* a repartition topic, read back by an internal source */
 } stoat_sink;
 
-/* A state store (one per aggregation), named after its table. */
+/*
+ * One update of a store key that the record cache held back and now
+ * passes downstream (see stoat_store_put): record.key is the store key
+ * (stoat_key_put_* layout), record.value the newest value (ptr NULL: the
+ * key was deleted), record.partition the task's partition and
+ * record.timestamp that of the newest update; old_value is the value the
+ * key had before the first update since the last flush (ptr NULL: none).
+ */
+typedef struct stoat_store_update {
+	stoat_msg record;
+	stoat_str old_value;
+} stoat_store_update;
+
+/*
+ * Generated per store: runs the store's downstream operators over updates
+ * the record cache flushes, as the pipeline would have right after the
+ * put.  Called once per flushed batch, never per record.
+ */
+typedef void (*stoat_store_flush_fn)(stoat_ctx *cx, const stoat_store_update *updates, size_t n);
+
+/*
+ * A state store (one per table), named after its table.  Its changelog
+ * topic is <app_id>-<name>-changelog.
+ */
 typedef struct stoat_store_desc {
 	const char *name;
+	stoat_store_flush_fn flush; /* NULL: nothing downstream */
+	bool in_memory;             /* a hash map instead of RocksDB */
 } stoat_store_desc;
 
 /* The constant table stoatc emits for one application. */
@@ -384,7 +416,16 @@ void stoat_emit(stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_s
  * absent.  Failures are per-record errors.
  */
 bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value);
-void stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value);
+
+/*
+ * Writes (or, for delete, removes) a key.  Returns true when the caller
+ * passes the update downstream now; false when the store's record cache
+ * holds it and passes it on later, collapsed with the key's other updates
+ * since the last flush, through the store's flush function.  Both are
+ * copied before the call returns.
+ */
+bool stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value);
+bool stoat_store_delete(stoat_ctx *cx, int store, stoat_str key);
 
 /*
  * Store key layout: order-preserving, so that the bytewise order of
