@@ -13,6 +13,9 @@
  *     instance_id: orders-1
  *     static_membership: true
  *     on_error: dlq orders-dlq
+ *     state_dir: /var/lib/stoat     # stores under <state_dir>/<app_id>/<instance>
+ *     state_memory: default         # RocksDB budget: low, default, high or 512M
+ *     cache_max_bytes: 10M          # record cache of all stores; 0 turns it off
  *     kafka:              # both clients
  *       socket.timeout.ms: 10000
  *     consumer:
@@ -154,10 +157,29 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 			fprintf(stderr, "%s: error: %s: idle_exit must be a duration, not '%s'\n", prog, where, value);
 			return false;
 		}
+	} else if (strcmp(name, "state_dir") == 0) {
+		free((char *)opt->state_dir);
+		opt->state_dir = cfg_strdup(value, strlen(value));
+	} else if (strcmp(name, "state_memory") == 0) {
+		size_t n = stoat_rocks_memory_budget(value);
+		if (n < ((size_t)3 << 20)) {
+			fprintf(stderr, "%s: error: %s: state_memory must be low, default, high or a size of at least 3M "
+					"(512M, 2G), not '%s'\n",
+				prog, where, value);
+			return false;
+		}
+		opt->memory_budget = n;
+	} else if (strcmp(name, "cache_max_bytes") == 0) {
+		if (!stoat_parse_byte_size(value, &opt->cache_max_bytes)) {
+			fprintf(stderr, "%s: error: %s: cache_max_bytes must be a size (0, 65536, 10M), not '%s'\n", prog,
+				where, value);
+			return false;
+		}
 	} else {
 		fprintf(stderr,
 			"%s: error: %s: unknown setting '%s' (settings: bootstrap_servers, guarantee, "
-			"commit_interval, instance_id, static_membership, on_error, batch_size, idle_exit; "
+			"commit_interval, instance_id, static_membership, on_error, batch_size, idle_exit, "
+			"state_dir, state_memory, cache_max_bytes; "
 			"librdkafka properties "
 			"go under kafka:, consumer: or producer:)\n",
 			prog, where, name);
@@ -272,6 +294,9 @@ static bool read_environment(stoat_kafka_options *opt, const char *prog)
 		{ "STOAT_ON_ERROR", "on_error" },
 		{ "STOAT_BATCH_SIZE", "batch_size" },
 		{ "STOAT_STATIC_MEMBERSHIP", "static_membership" },
+		{ "STOAT_STATE_DIR", "state_dir" },
+		{ "STOAT_STATE_MEMORY", "state_memory" },
+		{ "STOAT_CACHE_MAX_BYTES", "cache_max_bytes" },
 	};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
 		const char *v = getenv(vars[i].env);
@@ -307,6 +332,8 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 	opt->commit_interval_ms = app->commit_interval_ms > 0 ? app->commit_interval_ms : 100;
 	opt->policy_override = STOAT_POLICY_DEFAULT;
 	opt->batch_max = 1000;
+	opt->memory_budget = stoat_rocks_memory_budget("default");
+	opt->cache_max_bytes = STOAT_CACHE_DEFAULT_BYTES;
 	*rest = calloc((size_t)argc + 1, sizeof **rest);
 	*rest_count = 0;
 
@@ -325,6 +352,8 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 		{ "--guarantee", "guarantee" }, { "--commit-interval", "commit_interval" },
 		{ "--instance-id", "instance_id" }, { "--on-error", "on_error" },
 		{ "--batch", "batch_size" }, { "--idle-exit", "idle_exit" },
+		{ "--state-dir", "state_dir" }, { "--state-memory", "state_memory" },
+		{ "--cache-max-bytes", "cache_max_bytes" },
 	};
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -389,6 +418,7 @@ void stoat_kafka_options_free(stoat_kafka_options *opt, char **rest)
 	free((char *)opt->bootstrap_servers);
 	free((char *)opt->instance_id);
 	free((char *)opt->dlq_override);
+	free((char *)opt->state_dir);
 	for (size_t i = 0; i < opt->prop_count; i++) {
 		free(opt->props[i].name);
 		free(opt->props[i].value);

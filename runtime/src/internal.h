@@ -62,7 +62,7 @@ typedef enum stoat_driver_kind {
 
 typedef struct stoat_replay stoat_replay;
 typedef struct stoat_kafka stoat_kafka;
-typedef struct stoat_mem_store stoat_mem_store;
+typedef struct stoat_state stoat_state;
 
 /* State every driver shares; the driver-specific part hangs off it. */
 struct stoat_driver {
@@ -74,11 +74,8 @@ struct stoat_driver {
 	stoat_replay *replay;          /* kind == STOAT_DRIVER_REPLAY */
 	stoat_kafka *kafka;            /* kind == STOAT_DRIVER_KAFKA */
 	const char *dlq_override;      /* --on-error dlq:TOPIC */
-	stoat_mem_store *stores;       /* per app store, created on first use */
+	stoat_state *state;            /* the app's stores; NULL when it has none */
 };
-
-/* Frees the driver's in-memory stores. */
-void stoat_stores_free(stoat_driver *d);
 
 /* The policy that applies to a failed record of cx's source. */
 stoat_policy stoat_effective_policy(const stoat_ctx *cx);
@@ -101,6 +98,13 @@ typedef struct stoat_replay_options {
 	size_t partition_count;
 	size_t batch_max;
 	bool stats;
+	/*
+	 * State: RocksDB in a temporary directory removed at exit, unless
+	 * state_in_memory; the record cache is off unless cache_max_bytes
+	 * is given (replay commits after every batch).
+	 */
+	bool state_in_memory;
+	size_t cache_max_bytes;
 	const char **inputs;
 	size_t input_count;
 	/*
@@ -139,6 +143,9 @@ typedef struct stoat_kafka_options {
 	size_t batch_max;
 	int64_t idle_exit_ms;          /* run: exit after this long with no input (0: never) */
 	bool static_membership;        /* group.instance.id = instance_id (KIP-345) */
+	const char *state_dir;         /* NULL: /tmp/stoat; stores in <dir>/<app_id>/<instance> */
+	size_t memory_budget;          /* RocksDB, for all stores (preset "default") */
+	size_t cache_max_bytes;        /* record cache, all stores (0: off) */
 	bool stats;
 	stoat_kafka_prop *props;
 	size_t prop_count;
@@ -191,6 +198,10 @@ const char *stoat_effective_dlq_topic(const stoat_ctx *cx);
 /* Prints `<app_id>: records in N, out N, failed N, skipped N` (and hidden
  * warnings) to f. */
 void stoat_print_summary(FILE *f, const stoat_driver *d, const stoat_counters *total);
+
+/* Parses a byte size: digits with an optional K, M or G (binary) suffix,
+ * "0" included.  False when s is not one. */
+bool stoat_parse_byte_size(const char *s, size_t *out);
 
 /* Lower-case names used on the command line and by `describe`. */
 const char *stoat_format_name(stoat_format f);
@@ -297,8 +308,128 @@ stoat_str stoat_rocks_iter_key(const stoat_rocks_iter *it);
 stoat_str stoat_rocks_iter_value(const stoat_rocks_iter *it);
 bool stoat_rocks_iter_close(stoat_rocks_iter *it, char *err, size_t errlen);
 
+/*
+ * Writes kvs in one atomic write straight to the database, bypassing the
+ * uncommitted batch (restoring from a changelog).  value.ptr NULL deletes.
+ */
+bool stoat_rocks_write(stoat_rocks *db, const stoat_rocks_kv *kvs, size_t n, char *err, size_t errlen);
+
+/* Deletes every committed key of family (a store partition to rebuild). */
+bool stoat_rocks_clear_family(stoat_rocks *db, int family, char *err, size_t errlen);
+
 /* ------------------------------------------------------------------ */
-/* End of RocksDB state                                                */
+/* In-memory maps (store.c)                                            */
+/* ------------------------------------------------------------------ */
+
+typedef struct stoat_mem_entry stoat_mem_entry;
+
+/* Open addressing over malloc'd copies of keys and values; zero-initialise. */
+typedef struct stoat_mem_map {
+	stoat_mem_entry *slots;
+	size_t cap; /* a power of two */
+	size_t count;
+} stoat_mem_map;
+
+/* A slice of the stored value (valid until the key is written again);
+ * *deleted (if given) tells a remembered delete from a value. */
+bool stoat_mem_map_get(const stoat_mem_map *m, stoat_str key, stoat_str *value, bool *deleted);
+void stoat_mem_map_put(stoat_mem_map *m, stoat_str key, stoat_str value, bool deleted);
+void stoat_mem_map_remove(stoat_mem_map *m, stoat_str key);
+void stoat_mem_map_apply(stoat_mem_map *m, stoat_mem_map *pending);
+void stoat_mem_map_clear(stoat_mem_map *m);
+size_t stoat_mem_map_count(const stoat_mem_map *m);
+
+/* ------------------------------------------------------------------ */
+/* State stores (state.c)                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The application's stores as one object per driver.  A store partition
+ * (the state of one store for one partition, what Kafka Streams keeps per
+ * task) lives in a RocksDB column family "<store>.<partition>", or in a
+ * pair of hash maps for in-memory stores.  Writes of the open commit
+ * interval are held back (RocksDB's write batch, the pending map) and
+ * applied by stoat_state_commit only after the driver's Kafka commit,
+ * together with each partition's changelog checkpoint; an abort drops
+ * them.  With a record cache, puts collapse per key until the next flush,
+ * which writes them to the store and the changelog and runs the store's
+ * flush function (its downstream operators).
+ *
+ * Commit cycle of a driver:
+ *	stoat_state_flush()     (caches out; may emit records)
+ *	... the Kafka commit (offsets / transaction) ...
+ *	stoat_state_commit()    (or stoat_state_abort() if it failed)
+ */
+typedef struct stoat_store_part stoat_store_part;
+
+typedef struct stoat_state_options {
+	const char *dir;        /* RocksDB directory; NULL: every store in memory */
+	size_t memory_budget;   /* RocksDB block cache + memtables, bytes */
+	size_t cache_max_bytes; /* record cache across all stores; 0: none */
+} stoat_state_options;
+
+/* Record-cache default (Kafka Streams' statestore.cache.max.bytes). */
+#define STOAT_CACHE_DEFAULT_BYTES ((size_t)10 << 20)
+
+/* Opens the state of app for driver d (NULL and err on failure). */
+stoat_state *stoat_state_open(const stoat_app *app, stoat_driver *d, const stoat_state_options *opt, char *err,
+			      size_t errlen);
+
+/* Drops uncommitted writes and closes (NULL: no-op). */
+void stoat_state_close(stoat_state *st);
+
+/* The store partition, opened on first use (NULL and err on failure). */
+stoat_store_part *stoat_state_part(stoat_state *st, int store, int32_t partition, char *err, size_t errlen);
+
+/* "<app_id>-<store>-changelog". */
+const char *stoat_state_changelog_topic(const stoat_state *st, int store);
+
+int stoat_store_part_store(const stoat_store_part *p);
+int32_t stoat_store_part_partition(const stoat_store_part *p);
+
+/* The changelog offset to restore from: the checkpoint of the last commit
+ * (0 when there is none or the store is in memory). */
+int64_t stoat_store_part_checkpoint(const stoat_store_part *p);
+
+/*
+ * Restoring: start empties the partition when from_scratch (the
+ * checkpoint is past the changelog's end: the topic was recreated);
+ * record applies one changelog record (value.ptr NULL: delete) at
+ * offset; done writes what is left with the new checkpoint.  Records are
+ * written in chunks, each with its checkpoint.
+ */
+bool stoat_store_part_restore_start(stoat_store_part *p, bool from_scratch, char *err, size_t errlen);
+bool stoat_store_part_restore_record(stoat_store_part *p, stoat_str key, stoat_str value, int64_t offset, char *err,
+				     size_t errlen);
+bool stoat_store_part_restore_done(stoat_store_part *p, char *err, size_t errlen);
+
+/* The partition's keys in the committed store (for logs and tests). */
+uint64_t stoat_store_part_restored(const stoat_store_part *p);
+
+/* A changelog record of p was acknowledged at offset. */
+void stoat_store_part_acked(stoat_store_part *p, int64_t offset);
+
+/*
+ * Writes out every record cache, running flush functions (which may emit
+ * and, in the replay driver, feed more records to pipelines).  False if a
+ * flushed update failed under the fail policy or was abandoned.
+ */
+bool stoat_state_flush(stoat_state *st);
+
+/* After the Kafka commit: applies held-back writes and checkpoints. */
+bool stoat_state_commit(stoat_state *st, char *err, size_t errlen);
+
+/* Drops held-back writes and cached updates (the Kafka work was undone). */
+void stoat_state_abort(stoat_state *st);
+
+/* The context flush functions run in (its counters join the summary). */
+stoat_ctx *stoat_state_flush_ctx(stoat_state *st);
+
+/* The Kafka driver's half of a store write: produce to the changelog. */
+bool stoat_kafka_changelog(stoat_kafka *k, stoat_ctx *cx, stoat_store_part *p, stoat_str key, stoat_str value);
+
+/* ------------------------------------------------------------------ */
+/* End of state stores                                                  */
 /* ------------------------------------------------------------------ */
 
 #endif /* STOAT_RUNTIME_INTERNAL_H */

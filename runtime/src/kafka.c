@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +73,9 @@ struct stoat_kafka {
 	int64_t fenced_at[3];   /* when the last fencings happened */
 	uint64_t fencings;
 	const char *prog;
+	stoat_state *state;                  /* the app's stores (NULL: none) */
+	rd_kafka_topic_t **changelog_topics; /* per store */
+	rd_kafka_t *restorer;                /* reads changelogs on assignment */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -191,6 +195,9 @@ static void delivery_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
 	if (m->err && !k->delivery_error[0])
 		snprintf(k->delivery_error, sizeof k->delivery_error, "cannot write to topic %s: %s",
 			 rd_kafka_topic_name(m->rkt), rd_kafka_err2str(m->err));
+	/* Changelog records carry their store partition: its checkpoint. */
+	if (!m->err && m->_private)
+		stoat_store_part_acked(m->_private, m->offset);
 }
 
 static rd_kafka_t *new_producer(stoat_kafka *k, const char *prog, bool transactional)
@@ -380,7 +387,55 @@ static void abort_and_rewind(stoat_kafka *k)
 	k->in_txn = false;
 	k->aborts++;
 	k->delivery_error[0] = '\0';
+	if (k->state)
+		stoat_state_abort(k->state);
 	rewind_to_committed(k);
+}
+
+/*
+ * Writes out the record caches before a commit (their updates go to the
+ * stores, the changelogs and downstream, in the transaction under
+ * exactly-once).  False if that failed: the fail policy tripped (failed
+ * set) or the batch was abandoned (fenced producer).
+ */
+static bool flush_state(stoat_kafka *k)
+{
+	if (!k->state || stoat_state_flush(k->state))
+		return true;
+	stoat_ctx *fcx = stoat_state_flush_ctx(k->state);
+	if (fcx->abandoned) {
+		fcx->abandoned = false;
+		fcx->stopped = false;
+	} else {
+		k->failed = true;
+		stop_requested = 1;
+	}
+	return false;
+}
+
+/* Waits for the delivery reports of everything produced (changelog
+ * offsets come with them). */
+static void serve_delivery_reports(stoat_kafka *k)
+{
+	while (rd_kafka_outq_len(k->producer) > 0 && !k->fatal)
+		rd_kafka_poll(k->producer, 10);
+}
+
+/*
+ * After the Kafka commit: the stores apply the interval's writes with
+ * their changelog checkpoints.  A failure here stops the process (the
+ * local state would otherwise fall behind what Kafka has committed); the
+ * next run restores from the last checkpoint.
+ */
+static bool commit_state(stoat_kafka *k)
+{
+	char err[1024];
+	if (!k->state || stoat_state_commit(k->state, err, sizeof err))
+		return true;
+	logf_(k, "error: %s; stopping (the next run restores from the changelog)", err);
+	k->fatal = true;
+	stop_requested = 1;
+	return false;
 }
 
 /*
@@ -393,6 +448,8 @@ static bool commit(stoat_kafka *k)
 	if (k->failed || k->fatal)
 		return !k->fatal;
 	if (!k->eos) {
+		if (!flush_state(k))
+			return !k->fatal;
 		if (!flush_outputs(k)) {
 			if (k->delivery_error[0])
 				logf_(k, "error: %s; stopping without committing (the records will be processed again)",
@@ -412,10 +469,12 @@ static bool commit(stoat_kafka *k)
 		rd_kafka_topic_partition_list_destroy(l);
 		mark_committed(k);
 		k->last_commit_ms = now_ms();
-		return true;
+		return commit_state(k);
 	}
 	if (!k->in_txn)
 		return true;
+	if (!flush_state(k))
+		return !k->fatal;
 	for (int attempt = 0;; attempt++) {
 		bool abort = false;
 		rd_kafka_topic_partition_list_t *l = progress(k, false);
@@ -432,7 +491,8 @@ static bool commit(stoat_kafka *k)
 				k->in_txn = false;
 				mark_committed(k);
 				k->last_commit_ms = now_ms();
-				return true;
+				serve_delivery_reports(k);
+				return commit_state(k);
 			}
 		}
 		if (k->fatal)
@@ -484,6 +544,154 @@ static void log_partitions(stoat_kafka *k, const char *what, const rd_kafka_topi
 		logf_(k, "%s %d partition%s: %s", what, l->cnt, l->cnt == 1 ? "" : "s", text);
 }
 
+/* The consumer that reads changelogs (assign only, no group). */
+static rd_kafka_t *new_restorer(stoat_kafka *k)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char err[512];
+	char client_id[300];
+	snprintf(client_id, sizeof client_id, "%s-restore", k->app->app_id);
+	bool ok = conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
+		  conf_set(conf, k->prog, "client.id", client_id) &&
+		  conf_set(conf, k->prog, "enable.auto.commit", "false") &&
+		  conf_set(conf, k->prog, "enable.auto.offset.store", "false") &&
+		  conf_set(conf, k->prog, "auto.offset.reset", "earliest") &&
+		  conf_set(conf, k->prog, "isolation.level", "read_committed") &&
+		  conf_set(conf, k->prog, "enable.partition.eof", "true") &&
+		  conf_set(conf, k->prog, "fetch.wait.max.ms", "50") &&
+		  conf_set(conf, k->prog, "allow.auto.create.topics", "false");
+	if (!ok || !conf_user(conf, k->opt, k->prog, "consumer")) {
+		rd_kafka_conf_destroy(conf);
+		return NULL;
+	}
+	rd_kafka_conf_set_opaque(conf, k);
+	rd_kafka_conf_set_error_cb(conf, error_cb);
+	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+	if (!rk)
+		logf_(k, "error: cannot create the changelog reader: %s", err);
+	return rk;
+}
+
+/*
+ * Brings one store partition up to date from its changelog: reads from
+ * its checkpoint to the end (read_committed: to the last stable offset)
+ * and applies every record.  A checkpoint outside the changelog's offsets
+ * (the topic was recreated, say) rebuilds the partition from the start.
+ * Logs progress every 5 s and a line at the end.  False if the process
+ * must stop.
+ */
+static bool restore_part(stoat_kafka *k, stoat_store_part *p)
+{
+	const char *topic = stoat_state_changelog_topic(k->state, stoat_store_part_store(p));
+	int32_t partition = stoat_store_part_partition(p);
+	char err[1024];
+	if (!k->restorer && !(k->restorer = new_restorer(k)))
+		return false;
+	int64_t lo = 0, hi = 0;
+	rd_kafka_resp_err_t e;
+	while ((e = rd_kafka_query_watermark_offsets(k->restorer, topic, partition, &lo, &hi, 10000)) !=
+	       RD_KAFKA_RESP_ERR_NO_ERROR) {
+		logf_(k, "warning: cannot read the offsets of changelog %s[%" PRId32 "] (%s); retrying", topic, partition,
+		      rd_kafka_err2str(e));
+		if (stop_requested)
+			return false;
+		sleep(1);
+	}
+	int64_t from = stoat_store_part_checkpoint(p);
+	bool scratch = from > hi || from < lo;
+	if (scratch) {
+		logf_(k, "warning: %s[%" PRId32 "]: checkpoint %" PRId64 " is outside the changelog's offsets %" PRId64
+			 "..%" PRId64 "; rebuilding the store partition from the start",
+		      topic, partition, from, lo, hi);
+		from = lo;
+	}
+	if (!stoat_store_part_restore_start(p, scratch, err, sizeof err)) {
+		logf_(k, "error: %s", err);
+		return false;
+	}
+	if (from >= hi)
+		return stoat_store_part_restore_done(p, err, sizeof err) || (logf_(k, "error: %s", err), false);
+
+	int64_t start = now_ms(), last_log = start;
+	logf_(k, "restoring %s[%" PRId32 "] from offset %" PRId64 " (end %" PRId64 ")", topic, partition, from, hi);
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+	rd_kafka_topic_partition_list_add(l, topic, partition)->offset = from;
+	e = rd_kafka_assign(k->restorer, l);
+	rd_kafka_topic_partition_list_destroy(l);
+	if (e) {
+		logf_(k, "error: cannot read changelog %s[%" PRId32 "]: %s", topic, partition, rd_kafka_err2str(e));
+		return false;
+	}
+	bool ok = true, done = false;
+	int64_t last_offset = from - 1;
+	while (!done && ok && !stop_requested) {
+		rd_kafka_message_t *m = rd_kafka_consumer_poll(k->restorer, 500);
+		int64_t now = now_ms();
+		if (now - last_log >= 5000) {
+			last_log = now;
+			logf_(k, "restoring %s[%" PRId32 "]: at offset %" PRId64 " of %" PRId64 ", %" PRIu64 " records",
+			      topic, partition, last_offset + 1, hi, stoat_store_part_restored(p));
+		}
+		if (!m)
+			continue;
+		if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+			done = true;
+		} else if (m->err) {
+			logf_(k, "warning: reading changelog %s[%" PRId32 "]: %s", topic, partition,
+			      rd_kafka_message_errstr(m));
+		} else {
+			last_offset = m->offset;
+			stoat_str key = { m->key, m->key ? m->key_len : 0 };
+			stoat_str value = { m->payload, m->payload ? m->len : 0 }; /* NULL: tombstone */
+			ok = stoat_store_part_restore_record(p, key, value, m->offset, err, sizeof err);
+			if (m->offset + 1 >= hi)
+				done = true;
+		}
+		rd_kafka_message_destroy(m);
+	}
+	rd_kafka_assign(k->restorer, NULL);
+	if (ok && done)
+		ok = stoat_store_part_restore_done(p, err, sizeof err);
+	if (!ok) {
+		logf_(k, "error: restoring %s[%" PRId32 "]: %s", topic, partition, err);
+		return false;
+	}
+	if (!done)
+		return false; /* stopping */
+	logf_(k, "restored %s[%" PRId32 "]: %" PRIu64 " records, offsets %" PRId64 " to %" PRId64 " in %" PRId64 " ms",
+	      topic, partition, stoat_store_part_restored(p), from, stoat_store_part_checkpoint(p), now_ms() - start);
+	return true;
+}
+
+/*
+ * Restores the store partitions behind newly assigned source partitions:
+ * partition p of every store the source's pipeline uses.  False if the
+ * process must stop.
+ */
+static bool restore_assigned(stoat_kafka *k, const rd_kafka_topic_partition_list_t *parts)
+{
+	if (!k->state)
+		return true;
+	for (int i = 0; i < parts->cnt; i++) {
+		size_t src = source_of_topic(k->app, parts->elems[i].topic);
+		if (src == SIZE_MAX)
+			continue;
+		const stoat_source *source = &k->app->sources[src];
+		for (size_t j = 0; j < source->store_count; j++) {
+			char err[1024];
+			stoat_store_part *p =
+				stoat_state_part(k->state, source->stores[j], parts->elems[i].partition, err, sizeof err);
+			if (!p) {
+				logf_(k, "error: %s", err);
+				return false;
+			}
+			if (!restore_part(k, p))
+				return false;
+		}
+	}
+	return true;
+}
+
 static void rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t *parts,
 			 void *opaque)
 {
@@ -509,6 +717,10 @@ static void rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic
 			}
 			p->assigned = true;
 			p->next_offset = p->committed = -1;
+		}
+		if (!restore_assigned(k, parts) && !stop_requested) {
+			k->fatal = true;
+			stop_requested = 1;
 		}
 		rd_kafka_error_t *e = rd_kafka_incremental_assign(rk, parts);
 		if (e) {
@@ -547,9 +759,15 @@ static void rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic
 /* Emitting                                                            */
 /* ------------------------------------------------------------------ */
 
-/* Produces one record, waiting while the local queue is full. */
+/*
+ * Produces one record, waiting while the local queue is full: to rkt, or
+ * the topic named by topic_name or topic; to partition (UA: by key); with
+ * the input's headers and extra unless opaque is set (a changelog record,
+ * whose opaque is its store partition, for the delivery report).
+ */
 static bool produce(stoat_kafka *k, stoat_ctx *cx, rd_kafka_topic_t *rkt, const char *topic_name,
-		    stoat_str topic, stoat_str key, stoat_str value, const stoat_header *extra, size_t extra_count)
+		    stoat_str topic, stoat_str key, stoat_str value, const stoat_header *extra, size_t extra_count,
+		    int32_t partition, void *opaque)
 {
 	const stoat_msg *m = cx->msg;
 	enum { MAX_VU = 80 };
@@ -580,8 +798,16 @@ static bool produce(stoat_kafka *k, stoat_ctx *cx, rd_kafka_topic_t *rkt, const 
 	vu[n++].u.mem.size = value.ptr ? value.len : 0;
 	vu[n].vtype = RD_KAFKA_VTYPE_TIMESTAMP;
 	vu[n++].u.i64 = m->timestamp;
+	if (partition != RD_KAFKA_PARTITION_UA) {
+		vu[n].vtype = RD_KAFKA_VTYPE_PARTITION;
+		vu[n++].u.i32 = partition;
+	}
+	if (opaque) {
+		vu[n].vtype = RD_KAFKA_VTYPE_OPAQUE;
+		vu[n++].u.ptr = opaque;
+	}
 	/* Headers travel with the record, as in Kafka Streams. */
-	for (size_t i = 0; i < m->header_count + extra_count && n < MAX_VU; i++) {
+	for (size_t i = 0; !opaque && i < m->header_count + extra_count && n < MAX_VU; i++) {
 		const stoat_header *h = i < m->header_count ? &m->headers[i] : &extra[i - m->header_count];
 		vu[n].vtype = RD_KAFKA_VTYPE_HEADER;
 		char *name = stoat_arena_alloc(&cx->arena, h->key.len + 1);
@@ -627,7 +853,16 @@ static bool produce(stoat_kafka *k, stoat_ctx *cx, rd_kafka_topic_t *rkt, const 
 bool stoat_kafka_emit(stoat_kafka *k, stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_str value)
 {
 	rd_kafka_topic_t *rkt = topic.ptr ? NULL : k->sink_topics[sink];
-	return produce(k, cx, rkt, NULL, topic, key, value, NULL, 0);
+	return produce(k, cx, rkt, NULL, topic, key, value, NULL, 0, RD_KAFKA_PARTITION_UA, NULL);
+}
+
+/* A store write's changelog record: same key, value (NULL: tombstone),
+ * to the store partition's own changelog partition. */
+bool stoat_kafka_changelog(stoat_kafka *k, stoat_ctx *cx, stoat_store_part *p, stoat_str key, stoat_str value)
+{
+	rd_kafka_topic_t *rkt = k->changelog_topics[stoat_store_part_store(p)];
+	return produce(k, cx, rkt, NULL, (stoat_str){ NULL, 0 }, key, value, NULL, 0, stoat_store_part_partition(p),
+		       p);
 }
 
 void stoat_kafka_dead_letter(stoat_kafka *k, stoat_ctx *cx, const char *dlq_topic, const stoat_header *extra,
@@ -635,7 +870,8 @@ void stoat_kafka_dead_letter(stoat_kafka *k, stoat_ctx *cx, const char *dlq_topi
 {
 	const stoat_msg *m = cx->msg;
 	cx->error = false; /* produce() records its own failure, if any */
-	if (!produce(k, cx, NULL, dlq_topic, (stoat_str){ NULL, 0 }, m->key, m->value, extra, extra_count) &&
+	if (!produce(k, cx, NULL, dlq_topic, (stoat_str){ NULL, 0 }, m->key, m->value, extra, extra_count,
+		     RD_KAFKA_PARTITION_UA, NULL) &&
 	    !cx->abandoned) {
 		logf_(k, "error: cannot dead-letter a record: %s", cx->error_message);
 		k->fatal = true;
@@ -775,6 +1011,13 @@ static stoat_counters total_counters(const stoat_kafka *k)
 		t.records_skipped += c->records_skipped;
 		t.records_dead_lettered += c->records_dead_lettered;
 	}
+	if (k->state) {
+		const stoat_counters *c = &stoat_state_flush_ctx(k->state)->counters;
+		t.records_out += c->records_out;
+		t.records_failed += c->records_failed;
+		t.records_skipped += c->records_skipped;
+		t.records_dead_lettered += c->records_dead_lettered;
+	}
 	return t;
 }
 
@@ -793,10 +1036,11 @@ static void random_id(char *out, size_t n)
 }
 
 /*
- * Creates the repartition topics (Admin API) with as many partitions as
- * the largest external source topic, as Kafka Streams does, waiting for
- * the source topics to exist.  Existing topics are kept.  False if the
- * process should stop.
+ * Creates the internal topics (Admin API), as Kafka Streams does, waiting
+ * for the source topics to exist: repartition topics with as many
+ * partitions as the largest external source topic, and one compacted
+ * changelog per store with as many partitions as the topics feeding it.
+ * Existing topics are kept.  False if the process should stop.
  */
 static bool create_internal_topics(stoat_kafka *k)
 {
@@ -804,9 +1048,11 @@ static bool create_internal_topics(stoat_kafka *k)
 	size_t internal = 0;
 	for (size_t i = 0; i < app->source_count; i++)
 		internal += app->sources[i].internal;
-	if (internal == 0)
+	size_t changelogs = k->state ? app->store_count : 0;
+	if (internal + changelogs == 0)
 		return true;
 	int partitions = 0;
+	int *source_partitions = xmalloc_(app->source_count * sizeof *source_partitions);
 	while (!stop_requested) {
 		const struct rd_kafka_metadata *md = NULL;
 		rd_kafka_resp_err_t err = rd_kafka_metadata(k->producer, 1, NULL, &md, 10000);
@@ -819,6 +1065,7 @@ static bool create_internal_topics(stoat_kafka *k)
 			for (int t = 0; t < md->topic_cnt; t++)
 				if (strcmp(md->topics[t].topic, app->sources[i].topic) == 0 && !md->topics[t].err) {
 					found = true;
+					source_partitions[i] = md->topics[t].partition_cnt;
 					if (md->topics[t].partition_cnt > partitions)
 						partitions = md->topics[t].partition_cnt;
 				}
@@ -835,18 +1082,27 @@ static bool create_internal_topics(stoat_kafka *k)
 			logf_(k, "warning: cannot read the cluster's metadata (%s); retrying", rd_kafka_err2str(err));
 		else
 			logf_(k, "warning: source topic %s does not exist (yet); waiting for it before creating "
-				 "the repartition topics", missing);
+				 "the internal topics", missing);
 		sleep(5);
 	}
-	if (stop_requested)
+	if (stop_requested) {
+		free(source_partitions);
 		return false;
-	rd_kafka_NewTopic_t **nts = xmalloc_(internal * sizeof *nts);
+	}
+	for (size_t i = 0; i < app->source_count; i++)
+		if (app->sources[i].internal)
+			source_partitions[i] = partitions;
+	rd_kafka_NewTopic_t **nts = xmalloc_((internal + changelogs) * sizeof *nts);
+	int *counts = xmalloc_((internal + changelogs) * sizeof *counts);
+	const char **names = xmalloc_((internal + changelogs) * sizeof *names);
 	size_t n = 0;
 	char err[256];
 	for (size_t i = 0; i < app->source_count; i++) {
 		if (!app->sources[i].internal)
 			continue;
-		nts[n] = rd_kafka_NewTopic_new(app->sources[i].topic, partitions, -1, err, sizeof err);
+		counts[n] = partitions;
+		names[n] = app->sources[i].topic;
+		nts[n] = rd_kafka_NewTopic_new(names[n], partitions, -1, err, sizeof err);
 		/*
 		 * Records keep their event time, which may be old: time-based
 		 * retention must not delete them before they are read back (as
@@ -855,14 +1111,28 @@ static bool create_internal_topics(stoat_kafka *k)
 		rd_kafka_NewTopic_set_config(nts[n], "retention.ms", "-1");
 		n++;
 	}
+	for (size_t s = 0; s < changelogs; s++) {
+		int count = 0;
+		for (size_t i = 0; i < app->source_count; i++)
+			for (size_t j = 0; j < app->sources[i].store_count; j++)
+				if (app->sources[i].stores[j] == (int)s && source_partitions[i] > count)
+					count = source_partitions[i];
+		counts[n] = count > 0 ? count : partitions;
+		names[n] = stoat_state_changelog_topic(k->state, (int)s);
+		nts[n] = rd_kafka_NewTopic_new(names[n], counts[n], -1, err, sizeof err);
+		/* Latest value per key is all a restore needs. */
+		rd_kafka_NewTopic_set_config(nts[n], "cleanup.policy", "compact");
+		n++;
+	}
+	free(source_partitions);
 	rd_kafka_queue_t *q = rd_kafka_queue_new(k->producer);
 	rd_kafka_CreateTopics(k->producer, nts, n, NULL, q);
 	rd_kafka_event_t *ev = rd_kafka_queue_poll(q, 60000);
 	bool ok = ev != NULL;
 	if (!ev) {
-		logf_(k, "error: the cluster did not answer the request to create the repartition topics");
+		logf_(k, "error: the cluster did not answer the request to create the internal topics");
 	} else if (rd_kafka_event_error(ev)) {
-		logf_(k, "error: cannot create the repartition topics: %s", rd_kafka_event_error_string(ev));
+		logf_(k, "error: cannot create the internal topics: %s", rd_kafka_event_error_string(ev));
 		ok = false;
 	} else {
 		size_t cnt;
@@ -870,11 +1140,15 @@ static bool create_internal_topics(stoat_kafka *k)
 			rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &cnt);
 		for (size_t i = 0; i < cnt; i++) {
 			rd_kafka_resp_err_t e = rd_kafka_topic_result_error(tr[i]);
+			const char *name = rd_kafka_topic_result_name(tr[i]);
+			int count = 0;
+			for (size_t j = 0; j < n; j++)
+				if (strcmp(names[j], name) == 0)
+					count = counts[j];
 			if (e == RD_KAFKA_RESP_ERR_NO_ERROR)
-				logf_(k, "created repartition topic %s with %d partitions", rd_kafka_topic_result_name(tr[i]),
-				      partitions);
+				logf_(k, "created internal topic %s with %d partitions", name, count);
 			else if (e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
-				logf_(k, "error: cannot create repartition topic %s: %s", rd_kafka_topic_result_name(tr[i]),
+				logf_(k, "error: cannot create internal topic %s: %s", name,
 				      rd_kafka_topic_result_error_string(tr[i]));
 				ok = false;
 			}
@@ -885,6 +1159,8 @@ static bool create_internal_topics(stoat_kafka *k)
 	rd_kafka_queue_destroy(q);
 	rd_kafka_NewTopic_destroy_array(nts, n);
 	free(nts);
+	free(counts);
+	free(names);
 	return ok;
 }
 
@@ -953,15 +1229,24 @@ static bool init_transactions(stoat_kafka *k)
 	}
 }
 
+/* Topic handles of the fixed output topics and the changelogs. */
 static void open_sink_topics(stoat_kafka *k)
 {
 	for (size_t i = 0; i < k->app->sink_count; i++)
 		if (k->app->sinks[i].topic)
 			k->sink_topics[i] = rd_kafka_topic_new(k->producer, k->app->sinks[i].topic, NULL);
+	for (size_t i = 0; k->state && i < k->app->store_count; i++)
+		k->changelog_topics[i] =
+			rd_kafka_topic_new(k->producer, stoat_state_changelog_topic(k->state, (int)i), NULL);
 }
 
 static void close_sink_topics(stoat_kafka *k)
 {
+	for (size_t i = 0; k->changelog_topics && i < k->app->store_count; i++)
+		if (k->changelog_topics[i]) {
+			rd_kafka_topic_destroy(k->changelog_topics[i]);
+			k->changelog_topics[i] = NULL;
+		}
 	for (size_t i = 0; k->sink_topics && i < k->app->sink_count; i++)
 		if (k->sink_topics[i]) {
 			rd_kafka_topic_destroy(k->sink_topics[i]);
@@ -1005,7 +1290,63 @@ static bool replace_producer(stoat_kafka *k)
 	}
 	open_sink_topics(k);
 	k->delivery_error[0] = '\0';
+	if (k->state)
+		stoat_state_abort(k->state);
 	rewind_to_committed(k);
+	return true;
+}
+
+/* mkdir -p; false with errno set on failure. */
+static bool make_dirs(const char *path)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+	if (n >= sizeof buf) {
+		errno = ENAMETOOLONG;
+		return false;
+	}
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		char c = buf[i];
+		buf[i] = '\0';
+		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+			return false;
+		buf[i] = c;
+	}
+	return true;
+}
+
+/*
+ * Opens the stores: RocksDB in <state_dir>/<app_id>/<instance id or
+ * "default">, which one process at a time may hold.
+ */
+static bool open_state(stoat_kafka *k)
+{
+	const char *base = k->opt->state_dir ? k->opt->state_dir : "/tmp/stoat";
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/%s/%s", base, k->app->app_id, k->opt->instance_id ? k->opt->instance_id : "default");
+	if (!make_dirs(dir)) {
+		logf_(k, "error: cannot create the state directory %s: %s", dir, strerror(errno));
+		return false;
+	}
+	stoat_state_options so = { .dir = dir,
+				   .memory_budget = k->opt->memory_budget,
+				   .cache_max_bytes = k->opt->cache_max_bytes };
+	char err[1024];
+	k->state = stoat_state_open(k->app, &k->driver, &so, err, sizeof err);
+	if (!k->state) {
+		logf_(k, "error: %s%s", err,
+		      strstr(err, "lock") ? " (another process uses this state directory: give each instance its own "
+					    "--instance-id or --state-dir)"
+					  : "");
+		return false;
+	}
+	k->driver.state = k->state;
+	k->changelog_topics = xmalloc_((k->app->store_count + 1) * sizeof *k->changelog_topics);
+	logf_(k, "state: %zu store%s in %s, memory budget %zu MB, record cache %zu KB", k->app->store_count,
+	      k->app->store_count == 1 ? "" : "s", dir, k->opt->memory_budget >> 20, k->opt->cache_max_bytes >> 10);
 	return true;
 }
 
@@ -1031,12 +1372,8 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	k->prog = prog;
 	int status = STOAT_EXIT_OK;
 
-	if (app->store_count > 0) {
-		/* In-memory state without changelogs would not survive a restart or a rebalance. */
-		logf_(k, "error: this application keeps state (%zu store%s); the Kafka driver cannot run it until "
-			 "state stores are backed by changelog topics (use replay meanwhile)",
-		      app->store_count, app->store_count == 1 ? "" : "s");
-		status = STOAT_EXIT_USAGE;
+	if (app->store_count > 0 && !open_state(k)) {
+		status = STOAT_EXIT_IO;
 		goto out;
 	}
 	k->producer = new_producer(k, prog, k->eos);
@@ -1128,6 +1465,8 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 
 	if (k->failed) {
 		/* The fail policy: nothing after the last commit is kept. */
+		if (k->state)
+			stoat_state_abort(k->state);
 		if (k->eos && k->in_txn) {
 			rd_kafka_error_t *e = rd_kafka_abort_transaction(k->producer, 30000);
 			if (e)
@@ -1154,6 +1493,10 @@ out:
 		rd_kafka_consumer_close(k->consumer);
 		rd_kafka_destroy(k->consumer);
 	}
+	if (k->restorer) {
+		rd_kafka_consumer_close(k->restorer);
+		rd_kafka_destroy(k->restorer);
+	}
 	if (k->producer) {
 		if (status == STOAT_EXIT_OK && !k->eos)
 			rd_kafka_flush(k->producer, 30000);
@@ -1178,6 +1521,8 @@ out:
 	free(k->rkmsgs);
 	free(k->batch);
 	free(k->sink_topics);
+	free(k->changelog_topics);
+	stoat_state_close(k->state);
 	free(k);
 	return status;
 }

@@ -183,6 +183,21 @@ static int replay_command(const stoat_app *app, const char *prog, int argc, char
 						     m > 0 ? value : "");
 			else
 				opt.batch_max = (size_t)n;
+		} else if ((m = option_with_value(argc, argv, &i, NULL, "--state", &value)) != 0) {
+			if (m > 0 && strcmp(value, "memory") == 0)
+				opt.state_in_memory = true;
+			else if (m > 0 && strcmp(value, "rocksdb") == 0)
+				opt.state_in_memory = false;
+			else
+				status = usage_error(prog, "replay ", "--state takes memory or rocksdb, not '%s'",
+						     m > 0 ? value : "");
+		} else if ((m = option_with_value(argc, argv, &i, NULL, "--cache-max-bytes", &value)) != 0) {
+			if (m > 0 && stoat_parse_byte_size(value, &opt.cache_max_bytes))
+				;
+			else
+				status = usage_error(prog, "replay ",
+						     "--cache-max-bytes takes a size such as 0, 65536 or 10M, not '%s'",
+						     m > 0 ? value : "");
 		} else {
 			status = usage_error(prog, "replay ", "unknown option '%s'", arg);
 		}

@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ftw.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -153,6 +154,7 @@ struct stoat_replay {
 	const char *out_name;
 	stoat_ctx check_cx; /* scratch context for validating JSON output */
 	bool internal_stopped; /* a repartition reader hit the fail policy */
+	char *state_dir;       /* the temporary RocksDB directory, removed at exit */
 };
 
 /* Sets up a context for a task or a parser. */
@@ -960,7 +962,33 @@ static stoat_counters total_counters(const stoat_replay *r)
 		t.records_failed += c->records_failed;
 		t.records_skipped += c->records_skipped;
 	}
+	if (r->driver.state) {
+		const stoat_counters *c = &stoat_state_flush_ctx(r->driver.state)->counters;
+		t.records_out += c->records_out;
+		t.records_failed += c->records_failed;
+		t.records_skipped += c->records_skipped;
+	}
 	return t;
+}
+
+/*
+ * The replay driver commits after every batch: the record caches flush
+ * (running what is downstream of the stores) and the stores apply their
+ * writes.  False if a flushed update failed under the fail policy.
+ */
+static bool replay_commit(stoat_replay *r)
+{
+	stoat_state *st = r->driver.state;
+	if (!st)
+		return true;
+	if (!stoat_state_flush(st))
+		return false;
+	char err[512];
+	if (!stoat_state_commit(st, err, sizeof err)) {
+		fprintf(stderr, "%s: error: %s\n", r->app->app_id, err);
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -1007,8 +1035,67 @@ static int replay_loop(stoat_replay *r)
 		}
 		if (cx->stopped || r->internal_stopped)
 			return STOAT_EXIT_RECORD_FAILED;
+		if (!replay_commit(r))
+			return STOAT_EXIT_RECORD_FAILED;
 	}
 	return STOAT_EXIT_OK;
+}
+
+/* Removes the tree at path (files and directories), best effort. */
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/*
+ * Opens the application's stores: RocksDB in a fresh temporary directory
+ * (or hash maps with --state memory).  False after a message.
+ */
+static bool replay_state_open(stoat_replay *r)
+{
+	const stoat_app *app = r->app;
+	if (app->store_count == 0)
+		return true;
+	stoat_state_options so = { 0 };
+	so.memory_budget = stoat_rocks_memory_budget("low");
+	so.cache_max_bytes = r->opt->cache_max_bytes;
+	char db_dir[4200];
+	if (!r->opt->state_in_memory) {
+		const char *tmp = getenv("TMPDIR");
+		char templ[4096];
+		snprintf(templ, sizeof templ, "%s/stoat-replay-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(templ)) {
+			fprintf(stderr, "%s: error: cannot create a state directory %s: %s\n", app->app_id, templ,
+				strerror(errno));
+			return false;
+		}
+		r->state_dir = strdup(templ);
+		snprintf(db_dir, sizeof db_dir, "%s/rocksdb", templ);
+		so.dir = db_dir;
+	}
+	char err[1024];
+	r->driver.state = stoat_state_open(app, &r->driver, &so, err, sizeof err);
+	if (!r->driver.state) {
+		fprintf(stderr, "%s: error: %s\n", app->app_id, err);
+		return false;
+	}
+	return true;
+}
+
+/* Closes the stores and removes the temporary directory. */
+static void replay_state_close(stoat_replay *r)
+{
+	stoat_state_close(r->driver.state);
+	r->driver.state = NULL;
+	if (r->state_dir) {
+		nftw(r->state_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		free(r->state_dir);
+		r->state_dir = NULL;
+	}
 }
 
 /* Checks the application table before anything runs. */
@@ -1091,6 +1178,8 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 			r->out_name = "standard output";
 		}
 	}
+	if (status == STOAT_EXIT_OK && !replay_state_open(r))
+		status = STOAT_EXIT_IO;
 	if (status == STOAT_EXIT_OK) {
 		status = replay_loop(r);
 		output_flush(r);
@@ -1113,7 +1202,7 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 	}
 	for (size_t i = 0; i < app->source_count; i++)
 		ctx_free(&r->tasks[i]);
-	stoat_stores_free(&r->driver);
+	replay_state_close(r);
 	ctx_free(&r->check_cx);
 	for (size_t i = 0; i < r->topic_count; i++)
 		free(r->topics[i].name);

@@ -186,6 +186,22 @@ size_t stoat_rocks_memory_budget(const char *s)
 	return *p == '\0' ? n : 0;
 }
 
+/* A byte size as in memory budgets, but "0" allowed and no presets. */
+bool stoat_parse_byte_size(const char *s, size_t *out)
+{
+	if (s && strcmp(s, "0") == 0) {
+		*out = 0;
+		return true;
+	}
+	if (!s || !isdigit((unsigned char)s[0]))
+		return false;
+	size_t n = stoat_rocks_memory_budget(s);
+	if (n == 0)
+		return false;
+	*out = n;
+	return true;
+}
+
 /*
  * Builds the options every family and the DB share: create what is
  * missing, zstd, the shared block cache (a third of the budget, with
@@ -570,4 +586,69 @@ bool stoat_rocks_iter_close(stoat_rocks_iter *it, char *err, size_t errlen)
 	free(it);
 	db->open_iterators--;
 	return ok;
+}
+
+/* Writes batch straight to the database; false and err on failure. */
+static bool write_plain(stoat_rocks *db, rocksdb_writebatch_t *batch, const char *what, char *err, size_t errlen)
+{
+	char *rerr = NULL;
+	rocksdb_write(db->db, db->write, batch, &rerr);
+	rocksdb_writebatch_destroy(batch);
+	if (rerr) {
+		char msg[512];
+		snprintf(msg, sizeof msg, "state store %s: %s", db->dir, what);
+		take_rocks_error(rerr, err, errlen, msg);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Writes kvs in one atomic write, bypassing the uncommitted batch: the
+ * restore path, which must not mix its records with a task's open work.
+ */
+bool stoat_rocks_write(stoat_rocks *db, const stoat_rocks_kv *kvs, size_t n, char *err, size_t errlen)
+{
+	assert(db);
+	if (n == 0)
+		return true;
+	rocksdb_writebatch_t *batch = rocksdb_writebatch_create();
+	for (size_t i = 0; i < n; i++) {
+		rocksdb_column_family_handle_t *h = family_handle(db, kvs[i].family);
+		const char *k = kvs[i].key.ptr ? kvs[i].key.ptr : "";
+		if (kvs[i].value.ptr)
+			rocksdb_writebatch_put_cf(batch, h, k, kvs[i].key.len, kvs[i].value.ptr, kvs[i].value.len);
+		else
+			rocksdb_writebatch_delete_cf(batch, h, k, kvs[i].key.len);
+	}
+	return write_plain(db, batch, "restore write", err, errlen);
+}
+
+/*
+ * Deletes every committed key of family, in one write.  Used when a store
+ * partition's checkpoint cannot be trusted and it is rebuilt from the
+ * changelog's start; the family itself stays (its index is in use).
+ */
+bool stoat_rocks_clear_family(stoat_rocks *db, int family, char *err, size_t errlen)
+{
+	assert(db);
+	rocksdb_column_family_handle_t *h = family_handle(db, family);
+	rocksdb_iterator_t *it = rocksdb_create_iterator_cf(db->db, db->read, h);
+	rocksdb_writebatch_t *batch = rocksdb_writebatch_create();
+	for (rocksdb_iter_seek_to_first(it); rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+		size_t len;
+		const char *k = rocksdb_iter_key(it, &len);
+		rocksdb_writebatch_delete_cf(batch, h, k, len);
+	}
+	char *rerr = NULL;
+	rocksdb_iter_get_error(it, &rerr);
+	rocksdb_iter_destroy(it);
+	if (rerr) {
+		rocksdb_writebatch_destroy(batch);
+		char msg[512];
+		snprintf(msg, sizeof msg, "state store %s: clearing %s", db->dir, db->families[family].name);
+		take_rocks_error(rerr, err, errlen, msg);
+		return false;
+	}
+	return write_plain(db, batch, "clearing a store partition", err, errlen);
 }

@@ -1,0 +1,772 @@
+/*
+ * state.c - the application's state stores, for both drivers.
+ *
+ * A store partition is one store's state for one partition (what Kafka
+ * Streams keeps per task): a RocksDB column family "<store>.<partition>"
+ * in the driver's database, or, for stores declared in memory (and for
+ * every store when there is no state directory), a committed hash map
+ * plus a pending map of the open commit interval's writes.
+ *
+ * Writes are held back until the driver's Kafka commit has succeeded
+ * (RocksDB's write batch with index, which reads see; the pending map),
+ * and stoat_state_commit applies them in one atomic write together with
+ * each partition's changelog checkpoint: the offset after the last
+ * changelog record the committed state reflects.  After a crash the store
+ * holds exactly the state of some commit and its checkpoint, so restoring
+ * from the checkpoint brings it up to date; nothing is wiped.
+ *
+ * The record cache (cache_max_bytes > 0) sits above: puts collapse per key
+ * until the next flush, which happens at every commit and whenever the
+ * cache outgrows its budget.  A flush writes each updated key once to its
+ * store and changelog, then hands the updates (old value as of the last
+ * flush, newest value) to the store's generated flush function, which runs
+ * the operators downstream of the store.  Updates flush in the order their
+ * keys were first touched since the last flush, so output is
+ * deterministic.  The cache is double-buffered: records that a flush
+ * feeds back into pipelines (the replay driver's repartition topics) land
+ * in the other buffer, flushed in turn.
+ */
+#include "internal.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Restored records are written to RocksDB in chunks of this many. */
+#define RESTORE_CHUNK 4096
+
+/* RocksDB family holding every partition's changelog checkpoint. */
+#define CHECKPOINT_FAMILY "stoat.checkpoints"
+
+struct stoat_store_part {
+	stoat_state *st;
+	int store;
+	int32_t partition;
+	int family;              /* RocksDB family; -1: in memory */
+	stoat_mem_map committed; /* in memory: the committed data */
+	stoat_mem_map pending;   /* in memory: writes since the last commit */
+	int64_t checkpoint;      /* changelog offset the committed data reflects */
+	int64_t acked_end;       /* offset after the last acknowledged changelog record */
+	/* Restoring: records not yet written, in restore_arena. */
+	stoat_rocks_kv *restore_kvs;
+	size_t restore_count, restore_cap;
+	stoat_arena restore_arena;
+	int64_t restore_next; /* offset after the last restored record */
+	uint64_t restored;    /* records applied by the last restore */
+};
+
+/* A key updated (or read) since the last flush. */
+typedef struct cache_entry {
+	stoat_store_part *part;
+	uint64_t hash;
+	stoat_str key;
+	stoat_str old_value; /* as of the last flush; ptr NULL: absent */
+	stoat_str new_value; /* ptr NULL: absent (deleted) */
+	int64_t timestamp;   /* of the newest update */
+	bool dirty;          /* updated, not only read */
+} cache_entry;
+
+/* One buffer of the record cache: entries in first-touch order, a hash
+ * index over them, and an arena for their bytes. */
+typedef struct record_cache {
+	cache_entry *entries;
+	size_t count, cap;
+	uint32_t *index; /* entry number + 1; 0: empty slot */
+	size_t index_cap;
+	stoat_arena arena;
+	size_t bytes; /* what the entries hold, for the budget */
+} record_cache;
+
+struct stoat_state {
+	const stoat_app *app;
+	stoat_driver *driver;
+	stoat_rocks *db;
+	int checkpoint_family;
+	size_t cache_max;
+	char **changelog_topics;   /* per store */
+	stoat_store_part ***parts; /* [store][partition] */
+	int32_t *part_caps;        /* per store: length of parts[store] */
+	record_cache caches[2];
+	int live;      /* the buffer taking puts */
+	bool flushing; /* a flush is running: no eviction */
+	stoat_ctx flush_cx;
+	stoat_store_update *updates;
+	size_t updates_cap;
+};
+
+/* calloc that aborts on out-of-memory, like the rest of the runtime. */
+static void *state_alloc(size_t n)
+{
+	void *p = calloc(1, n ? n : 1);
+	if (!p) {
+		fputs("stoat: out of memory for state\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+/* realloc that aborts on out-of-memory. */
+static void *state_realloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fputs("stoat: out of memory for state\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+/* A copy of s in arena; a present empty string keeps a non-NULL ptr. */
+static stoat_str copy_into(stoat_arena *a, stoat_str s)
+{
+	if (!s.ptr)
+		return s;
+	return stoat_arena_strdup(a, s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Opening and closing                                                 */
+/* ------------------------------------------------------------------ */
+
+stoat_state *stoat_state_open(const stoat_app *app, stoat_driver *d, const stoat_state_options *opt, char *err,
+			      size_t errlen)
+{
+	stoat_state *st = state_alloc(sizeof *st);
+	st->app = app;
+	st->driver = d;
+	st->cache_max = opt->cache_max_bytes;
+	st->checkpoint_family = -1;
+	bool any_rocks = false;
+	for (size_t i = 0; i < app->store_count; i++)
+		any_rocks = any_rocks || !app->stores[i].in_memory;
+	if (opt->dir && any_rocks) {
+		st->db = stoat_rocks_open(opt->dir, opt->memory_budget, err, errlen);
+		if (!st->db) {
+			free(st);
+			return NULL;
+		}
+		st->checkpoint_family = stoat_rocks_family(st->db, CHECKPOINT_FAMILY, err, errlen);
+		if (st->checkpoint_family < 0) {
+			stoat_rocks_close(st->db);
+			free(st);
+			return NULL;
+		}
+	}
+	st->changelog_topics = state_alloc(app->store_count * sizeof *st->changelog_topics);
+	st->parts = state_alloc(app->store_count * sizeof *st->parts);
+	st->part_caps = state_alloc(app->store_count * sizeof *st->part_caps);
+	for (size_t i = 0; i < app->store_count; i++) {
+		size_t n = strlen(app->app_id) + strlen(app->stores[i].name) + sizeof "--changelog";
+		st->changelog_topics[i] = state_alloc(n);
+		snprintf(st->changelog_topics[i], n, "%s-%s-changelog", app->app_id, app->stores[i].name);
+	}
+	for (int i = 0; i < 2; i++)
+		stoat_arena_init(&st->caches[i].arena);
+	stoat_ctx *fcx = &st->flush_cx;
+	stoat_arena_init(&fcx->arena);
+	stoat_buf_init(&fcx->key_buf);
+	stoat_buf_init(&fcx->value_buf);
+	fcx->app = app;
+	fcx->driver = d;
+	fcx->source = app->source_count ? &app->sources[0] : NULL;
+	return st;
+}
+
+/* Frees one store partition (its RocksDB family stays in the database). */
+static void part_free(stoat_store_part *p)
+{
+	stoat_mem_map_clear(&p->committed);
+	stoat_mem_map_clear(&p->pending);
+	stoat_arena_free(&p->restore_arena);
+	free(p->restore_kvs);
+	free(p);
+}
+
+void stoat_state_close(stoat_state *st)
+{
+	if (!st)
+		return;
+	for (size_t s = 0; s < st->app->store_count; s++) {
+		for (int32_t i = 0; i < st->part_caps[s]; i++)
+			if (st->parts[s][i])
+				part_free(st->parts[s][i]);
+		free(st->parts[s]);
+		free(st->changelog_topics[s]);
+	}
+	for (int i = 0; i < 2; i++) {
+		free(st->caches[i].entries);
+		free(st->caches[i].index);
+		stoat_arena_free(&st->caches[i].arena);
+	}
+	stoat_rocks_close(st->db);
+	stoat_arena_free(&st->flush_cx.arena);
+	stoat_buf_free(&st->flush_cx.key_buf);
+	stoat_buf_free(&st->flush_cx.value_buf);
+	free(st->updates);
+	free(st->parts);
+	free(st->part_caps);
+	free(st->changelog_topics);
+	free(st);
+}
+
+const char *stoat_state_changelog_topic(const stoat_state *st, int store)
+{
+	assert(store >= 0 && (size_t)store < st->app->store_count);
+	return st->changelog_topics[store];
+}
+
+stoat_ctx *stoat_state_flush_ctx(stoat_state *st)
+{
+	return &st->flush_cx;
+}
+
+/* The checkpoint key of a partition: "<store>.<partition>". */
+static stoat_str checkpoint_key(const stoat_store_part *p, char *buf, size_t n)
+{
+	int len = snprintf(buf, n, "%s.%" PRId32, p->st->app->stores[p->store].name, p->partition);
+	return (stoat_str){ buf, (size_t)len };
+}
+
+static void put_le64(char *out, int64_t v)
+{
+	uint64_t u = (uint64_t)v;
+	for (int i = 0; i < 8; i++)
+		out[i] = (char)(u >> (8 * i));
+}
+
+static int64_t get_le64(const char *in)
+{
+	uint64_t u = 0;
+	for (int i = 0; i < 8; i++)
+		u |= (uint64_t)(unsigned char)in[i] << (8 * i);
+	return (int64_t)u;
+}
+
+stoat_store_part *stoat_state_part(stoat_state *st, int store, int32_t partition, char *err, size_t errlen)
+{
+	assert(store >= 0 && (size_t)store < st->app->store_count);
+	assert(partition >= 0);
+	if (partition < st->part_caps[store] && st->parts[store][partition])
+		return st->parts[store][partition];
+	if (partition >= st->part_caps[store]) {
+		int32_t cap = st->part_caps[store] ? st->part_caps[store] : 8;
+		while (cap <= partition)
+			cap *= 2;
+		st->parts[store] = state_realloc(st->parts[store], (size_t)cap * sizeof *st->parts[store]);
+		for (int32_t i = st->part_caps[store]; i < cap; i++)
+			st->parts[store][i] = NULL;
+		st->part_caps[store] = cap;
+	}
+	stoat_store_part *p = state_alloc(sizeof *p);
+	p->st = st;
+	p->store = store;
+	p->partition = partition;
+	p->family = -1;
+	stoat_arena_init(&p->restore_arena);
+	if (st->db && !st->app->stores[store].in_memory) {
+		char name[512];
+		snprintf(name, sizeof name, "%s.%" PRId32, st->app->stores[store].name, partition);
+		p->family = stoat_rocks_family(st->db, name, err, errlen);
+		if (p->family < 0) {
+			part_free(p);
+			return NULL;
+		}
+		char kb[512];
+		stoat_str value;
+		bool found = false;
+		if (!stoat_rocks_get(st->db, st->checkpoint_family, checkpoint_key(p, kb, sizeof kb),
+				     &st->flush_cx.arena, &value, &found, err, errlen)) {
+			part_free(p);
+			return NULL;
+		}
+		if (found && value.len == 8)
+			p->checkpoint = get_le64(value.ptr);
+		stoat_arena_reset(&st->flush_cx.arena);
+	}
+	p->acked_end = p->checkpoint;
+	st->parts[store][partition] = p;
+	return p;
+}
+
+int stoat_store_part_store(const stoat_store_part *p)
+{
+	return p->store;
+}
+
+int32_t stoat_store_part_partition(const stoat_store_part *p)
+{
+	return p->partition;
+}
+
+int64_t stoat_store_part_checkpoint(const stoat_store_part *p)
+{
+	return p->checkpoint;
+}
+
+uint64_t stoat_store_part_restored(const stoat_store_part *p)
+{
+	return p->restored;
+}
+
+void stoat_store_part_acked(stoat_store_part *p, int64_t offset)
+{
+	if (offset + 1 > p->acked_end)
+		p->acked_end = offset + 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The store partitions' own reads and writes                          */
+/* ------------------------------------------------------------------ */
+
+/* Reads key from p (held-back writes first) into arena. */
+static bool part_get(stoat_store_part *p, stoat_str key, stoat_arena *arena, stoat_str *value, bool *found,
+		     char *err, size_t errlen)
+{
+	if (p->family >= 0)
+		return stoat_rocks_get(p->st->db, p->family, key, arena, value, found, err, errlen);
+	stoat_str v;
+	bool deleted = false;
+	*found = false;
+	if (stoat_mem_map_get(&p->pending, key, &v, &deleted)) {
+		if (deleted)
+			return true;
+	} else if (!stoat_mem_map_get(&p->committed, key, &v, NULL)) {
+		return true;
+	}
+	*found = true;
+	*value = stoat_arena_strdup(arena, v);
+	return true;
+}
+
+/*
+ * Writes key (value.ptr NULL: deletes it) to p's held-back writes and,
+ * under the Kafka driver, to its changelog.  False after recording a
+ * per-record error on cx.
+ */
+static bool part_write(stoat_ctx *cx, stoat_store_part *p, stoat_str key, stoat_str value)
+{
+	stoat_state *st = p->st;
+	if (p->family >= 0) {
+		if (value.ptr)
+			stoat_rocks_put(st->db, p->family, key, value);
+		else
+			stoat_rocks_delete(st->db, p->family, key);
+	} else {
+		stoat_mem_map_put(&p->pending, key, value, value.ptr == NULL);
+	}
+	if (st->driver->kind == STOAT_DRIVER_KAFKA)
+		return stoat_kafka_changelog(st->driver->kafka, cx, p, key, value);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* The record cache                                                    */
+/* ------------------------------------------------------------------ */
+
+static uint64_t cache_hash(const stoat_store_part *p, stoat_str key)
+{
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(uintptr_t)p;
+	for (size_t i = 0; i < key.len; i++) {
+		h ^= (unsigned char)key.ptr[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* The slot of (p, key) in c's index: its entry number + 1, or 0. */
+static uint32_t *cache_slot(record_cache *c, const stoat_store_part *p, stoat_str key, uint64_t h)
+{
+	size_t mask = c->index_cap - 1;
+	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+		uint32_t *slot = &c->index[i];
+		if (*slot == 0)
+			return slot;
+		const cache_entry *e = &c->entries[*slot - 1];
+		if (e->hash == h && e->part == p && e->key.len == key.len && memcmp(e->key.ptr, key.ptr, key.len) == 0)
+			return slot;
+	}
+}
+
+static cache_entry *cache_find(record_cache *c, const stoat_store_part *p, stoat_str key)
+{
+	if (c->count == 0)
+		return NULL;
+	uint32_t *slot = cache_slot(c, p, key, cache_hash(p, key));
+	return *slot ? &c->entries[*slot - 1] : NULL;
+}
+
+/* Adds an entry for (p, key) holding value as both old and new. */
+static cache_entry *cache_add(record_cache *c, stoat_store_part *p, stoat_str key, stoat_str value)
+{
+	if ((c->count + 1) * 2 > c->index_cap) {
+		size_t cap = c->index_cap ? c->index_cap * 2 : 1024;
+		free(c->index);
+		c->index = state_alloc(cap * sizeof *c->index);
+		c->index_cap = cap;
+		for (size_t i = 0; i < c->count; i++)
+			*cache_slot(c, c->entries[i].part, c->entries[i].key, c->entries[i].hash) = (uint32_t)(i + 1);
+	}
+	if (c->count == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 512;
+		c->entries = state_realloc(c->entries, c->cap * sizeof *c->entries);
+	}
+	uint64_t h = cache_hash(p, key);
+	cache_entry *e = &c->entries[c->count];
+	memset(e, 0, sizeof *e);
+	e->part = p;
+	e->hash = h;
+	e->key = copy_into(&c->arena, key);
+	e->old_value = e->new_value = copy_into(&c->arena, value);
+	*cache_slot(c, p, e->key, h) = (uint32_t)++c->count;
+	c->bytes += sizeof *e + key.len + (value.ptr ? value.len : 0);
+	return e;
+}
+
+/* Empties c, keeping its allocations. */
+static void cache_reset(record_cache *c)
+{
+	c->count = 0;
+	c->bytes = 0;
+	if (c->index)
+		memset(c->index, 0, c->index_cap * sizeof *c->index);
+	stoat_arena_reset(&c->arena);
+}
+
+/* Runs a store's flush function over updates[0..n). */
+static bool run_flush_fn(stoat_state *st, int store, size_t n)
+{
+	const stoat_store_desc *desc = &st->app->stores[store];
+	if (!desc->flush || n == 0)
+		return true;
+	stoat_ctx *fcx = &st->flush_cx;
+	fcx->source = fcx->app->sources;
+	for (size_t i = 0; i < st->app->source_count; i++)
+		for (size_t j = 0; j < st->app->sources[i].store_count; j++)
+			if (st->app->sources[i].stores[j] == store) {
+				fcx->source = &st->app->sources[i];
+				i = st->app->source_count - 1;
+				break;
+			}
+	fcx->msg = NULL;
+	fcx->error = false;
+	desc->flush(fcx, st->updates, n);
+	fcx->msg = NULL;
+	stoat_arena_reset(&fcx->arena);
+	if (fcx->abandoned || fcx->stopped)
+		return false;
+	return true;
+}
+
+/*
+ * Flushes buffer c: every dirty entry is written to its store partition
+ * (and changelog) first, so that pipelines the flush functions feed see
+ * the new state; then the flush functions run over runs of entries of one
+ * store, in first-touch order.
+ */
+static bool cache_flush(stoat_state *st, record_cache *c)
+{
+	stoat_ctx *fcx = &st->flush_cx;
+	bool ok = true;
+	for (size_t i = 0; i < c->count && ok; i++) {
+		cache_entry *e = &c->entries[i];
+		if (!e->dirty)
+			continue;
+		stoat_msg m = { .partition = e->part->partition, .offset = -1, .timestamp = e->timestamp };
+		fcx->msg = &m;
+		fcx->error = false;
+		if (!part_write(fcx, e->part, e->key, e->new_value)) {
+			/* A changelog write failing is not the record's fault. */
+			fprintf(stderr, "%s: error: %s\n", st->app->app_id, fcx->error_message);
+			ok = false;
+		}
+		fcx->msg = NULL;
+		fcx->error = false;
+	}
+	size_t n = 0;
+	int run_store = -1;
+	for (size_t i = 0; i < c->count && ok; i++) {
+		cache_entry *e = &c->entries[i];
+		if (!e->dirty || (!e->old_value.ptr && !e->new_value.ptr))
+			continue;
+		if (e->part->store != run_store && n > 0) {
+			ok = run_flush_fn(st, run_store, n);
+			n = 0;
+		}
+		run_store = e->part->store;
+		if (n == st->updates_cap) {
+			st->updates_cap = st->updates_cap ? st->updates_cap * 2 : 256;
+			st->updates = state_realloc(st->updates, st->updates_cap * sizeof *st->updates);
+		}
+		stoat_store_update *u = &st->updates[n++];
+		memset(u, 0, sizeof *u);
+		u->record.partition = e->part->partition;
+		u->record.offset = -1;
+		u->record.timestamp = e->timestamp;
+		u->record.key = e->key;
+		u->record.value = e->new_value;
+		u->old_value = e->old_value;
+	}
+	if (ok && n > 0)
+		ok = run_flush_fn(st, run_store, n);
+	cache_reset(c);
+	return ok;
+}
+
+bool stoat_state_flush(stoat_state *st)
+{
+	if (st->flushing)
+		return true;
+	st->flushing = true;
+	bool ok = true;
+	/* Flushing can feed records back in (replay), which fill the other
+	 * buffer: repeat until both are empty. */
+	while (ok && st->caches[st->live].count > 0) {
+		record_cache *c = &st->caches[st->live];
+		st->live ^= 1;
+		ok = cache_flush(st, c);
+	}
+	st->flushing = false;
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* What generated code calls                                           */
+/* ------------------------------------------------------------------ */
+
+/* The store partition of the record cx is processing, or an error. */
+static stoat_store_part *part_of(stoat_ctx *cx, int store)
+{
+	stoat_state *st = cx->driver ? cx->driver->state : NULL;
+	if (!st || store < 0 || (size_t)store >= st->app->store_count) {
+		stoat_error(cx, "internal error: store %d does not exist", store);
+		return NULL;
+	}
+	int32_t partition = cx->msg ? cx->msg->partition : 0;
+	if (partition < 0)
+		partition = 0;
+	if (partition < st->part_caps[store] && st->parts[store][partition])
+		return st->parts[store][partition];
+	/* The Kafka driver opens (and restores) partitions on assignment. */
+	if (st->driver->kind == STOAT_DRIVER_KAFKA) {
+		stoat_error(cx, "internal error: partition %" PRId32 " of store %s was not restored", partition,
+			    st->app->stores[store].name);
+		return NULL;
+	}
+	char err[512];
+	stoat_store_part *p = stoat_state_part(st, store, partition, err, sizeof err);
+	if (!p)
+		stoat_error(cx, "%s", err);
+	return p;
+}
+
+bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
+{
+	stoat_store_part *p = part_of(cx, store);
+	if (!p)
+		return false;
+	stoat_state *st = p->st;
+	if (st->cache_max > 0) {
+		cache_entry *e = cache_find(&st->caches[st->live], p, key);
+		if (e) {
+			if (!e->new_value.ptr)
+				return false;
+			*value = stoat_arena_strdup(&cx->arena, e->new_value);
+			return true;
+		}
+	}
+	char err[512];
+	bool found = false;
+	if (!part_get(p, key, &cx->arena, value, &found, err, sizeof err)) {
+		stoat_error(cx, "%s", err);
+		return false;
+	}
+	if (st->cache_max > 0)
+		cache_add(&st->caches[st->live], p, key, found ? *value : (stoat_str){ NULL, 0 });
+	return found;
+}
+
+/* Put (value.ptr set) or delete, through the cache when there is one. */
+static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value)
+{
+	stoat_store_part *p = part_of(cx, store);
+	if (!p)
+		return false;
+	stoat_state *st = p->st;
+	if (st->cache_max == 0)
+		return part_write(cx, p, key, value);
+	record_cache *c = &st->caches[st->live];
+	cache_entry *e = cache_find(c, p, key);
+	if (!e) {
+		char err[512];
+		bool found = false;
+		stoat_str old = { NULL, 0 };
+		if (!part_get(p, key, &c->arena, &old, &found, err, sizeof err)) {
+			stoat_error(cx, "%s", err);
+			return false;
+		}
+		e = cache_add(c, p, key, found ? old : (stoat_str){ NULL, 0 });
+	}
+	e->new_value = copy_into(&c->arena, value);
+	c->bytes += value.ptr ? value.len : 0;
+	e->dirty = true;
+	e->timestamp = cx->msg ? cx->msg->timestamp : 0;
+	if (c->bytes > st->cache_max && !st->flushing && !stoat_state_flush(st)) {
+		/* The flushed updates failed downstream: so does this record. */
+		if (st->flush_cx.abandoned)
+			cx->abandoned = true;
+		stoat_error(cx, "a store update flushed from the record cache failed downstream");
+	}
+	return false;
+}
+
+bool stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value)
+{
+	if (!value.ptr)
+		value.ptr = "";
+	return store_write(cx, store, key, value);
+}
+
+bool stoat_store_delete(stoat_ctx *cx, int store, stoat_str key)
+{
+	return store_write(cx, store, key, (stoat_str){ NULL, 0 });
+}
+
+/* ------------------------------------------------------------------ */
+/* Commit and abort                                                    */
+/* ------------------------------------------------------------------ */
+
+bool stoat_state_commit(stoat_state *st, char *err, size_t errlen)
+{
+	assert(!st->flushing);
+	/* stoat_state_flush ran first: what is left was only read. */
+	for (int i = 0; i < 2; i++) {
+		for (size_t j = 0; j < st->caches[i].count; j++)
+			assert(!st->caches[i].entries[j].dirty);
+		cache_reset(&st->caches[i]);
+	}
+	stoat_arena scratch;
+	stoat_arena_init(&scratch);
+	stoat_rocks_kv *meta = NULL;
+	size_t meta_count = 0, meta_cap = 0;
+	for (size_t s = 0; s < st->app->store_count; s++)
+		for (int32_t i = 0; i < st->part_caps[s]; i++) {
+			stoat_store_part *p = st->parts[s][i];
+			if (!p || p->family < 0 || p->acked_end == p->checkpoint)
+				continue;
+			if (meta_count == meta_cap) {
+				meta_cap = meta_cap ? meta_cap * 2 : 16;
+				meta = state_realloc(meta, meta_cap * sizeof *meta);
+			}
+			char kb[512];
+			char *v = stoat_arena_alloc(&scratch, 8);
+			put_le64(v, p->acked_end);
+			meta[meta_count].family = st->checkpoint_family;
+			meta[meta_count].key = stoat_arena_strdup(&scratch, checkpoint_key(p, kb, sizeof kb));
+			meta[meta_count].value = (stoat_str){ v, 8 };
+			meta_count++;
+		}
+	bool ok = !st->db || stoat_rocks_commit(st->db, meta, meta_count, err, errlen);
+	free(meta);
+	stoat_arena_free(&scratch);
+	if (!ok)
+		return false;
+	for (size_t s = 0; s < st->app->store_count; s++)
+		for (int32_t i = 0; i < st->part_caps[s]; i++) {
+			stoat_store_part *p = st->parts[s][i];
+			if (!p)
+				continue;
+			if (p->family < 0)
+				stoat_mem_map_apply(&p->committed, &p->pending);
+			p->checkpoint = p->acked_end;
+		}
+	return true;
+}
+
+void stoat_state_abort(stoat_state *st)
+{
+	if (st->db)
+		stoat_rocks_abort(st->db);
+	for (int i = 0; i < 2; i++)
+		cache_reset(&st->caches[i]);
+	for (size_t s = 0; s < st->app->store_count; s++)
+		for (int32_t i = 0; i < st->part_caps[s]; i++)
+			if (st->parts[s][i])
+				stoat_mem_map_clear(&st->parts[s][i]->pending);
+}
+
+/* ------------------------------------------------------------------ */
+/* Restore                                                             */
+/* ------------------------------------------------------------------ */
+
+bool stoat_store_part_restore_start(stoat_store_part *p, bool from_scratch, char *err, size_t errlen)
+{
+	p->restored = 0;
+	p->restore_count = 0;
+	p->restore_next = p->checkpoint;
+	stoat_arena_reset(&p->restore_arena);
+	if (!from_scratch)
+		return true;
+	p->checkpoint = p->acked_end = p->restore_next = 0;
+	stoat_mem_map_clear(&p->committed);
+	stoat_mem_map_clear(&p->pending);
+	return p->family < 0 || stoat_rocks_clear_family(p->st->db, p->family, err, errlen);
+}
+
+/* Writes the restored records held so far with their checkpoint. */
+static bool restore_write(stoat_store_part *p, char *err, size_t errlen)
+{
+	if (p->family < 0) {
+		p->checkpoint = p->acked_end = p->restore_next;
+		return true;
+	}
+	if (p->restore_count == p->restore_cap) {
+		p->restore_cap = p->restore_cap ? p->restore_cap * 2 : 64;
+		p->restore_kvs = state_realloc(p->restore_kvs, p->restore_cap * sizeof *p->restore_kvs);
+	}
+	char kb[512];
+	char *v = stoat_arena_alloc(&p->restore_arena, 8);
+	put_le64(v, p->restore_next);
+	stoat_rocks_kv *meta = &p->restore_kvs[p->restore_count];
+	meta->family = p->st->checkpoint_family;
+	meta->key = stoat_arena_strdup(&p->restore_arena, checkpoint_key(p, kb, sizeof kb));
+	meta->value = (stoat_str){ v, 8 };
+	bool ok = stoat_rocks_write(p->st->db, p->restore_kvs, p->restore_count + 1, err, errlen);
+	p->restore_count = 0;
+	stoat_arena_reset(&p->restore_arena);
+	if (ok)
+		p->checkpoint = p->acked_end = p->restore_next;
+	return ok;
+}
+
+bool stoat_store_part_restore_record(stoat_store_part *p, stoat_str key, stoat_str value, int64_t offset, char *err,
+				     size_t errlen)
+{
+	p->restored++;
+	p->restore_next = offset + 1;
+	if (p->family < 0) {
+		if (value.ptr)
+			stoat_mem_map_put(&p->committed, key, value, false);
+		else
+			stoat_mem_map_remove(&p->committed, key);
+		return true;
+	}
+	if (p->restore_count + 1 >= p->restore_cap) {
+		p->restore_cap = p->restore_cap ? p->restore_cap * 2 : 64;
+		p->restore_kvs = state_realloc(p->restore_kvs, p->restore_cap * sizeof *p->restore_kvs);
+	}
+	stoat_rocks_kv *kv = &p->restore_kvs[p->restore_count++];
+	kv->family = p->family;
+	kv->key = stoat_arena_strdup(&p->restore_arena, key);
+	kv->value = copy_into(&p->restore_arena, value);
+	if (p->restore_count >= RESTORE_CHUNK)
+		return restore_write(p, err, errlen);
+	return true;
+}
+
+bool stoat_store_part_restore_done(stoat_store_part *p, char *err, size_t errlen)
+{
+	if (p->restore_next == p->checkpoint && p->restore_count == 0)
+		return true;
+	return restore_write(p, err, errlen);
+}
