@@ -553,6 +553,8 @@ static rd_kafka_t *new_restorer(stoat_kafka *k)
 	snprintf(client_id, sizeof client_id, "%s-restore", k->app->app_id);
 	bool ok = conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
 		  conf_set(conf, k->prog, "client.id", client_id) &&
+		  /* librdkafka wants a group for assign(); it is never joined. */
+		  conf_set(conf, k->prog, "group.id", client_id) &&
 		  conf_set(conf, k->prog, "enable.auto.commit", "false") &&
 		  conf_set(conf, k->prog, "enable.auto.offset.store", "false") &&
 		  conf_set(conf, k->prog, "auto.offset.reset", "earliest") &&
@@ -609,11 +611,16 @@ static bool restore_part(stoat_kafka *k, stoat_store_part *p)
 		logf_(k, "error: %s", err);
 		return false;
 	}
-	if (from >= hi)
-		return stoat_store_part_restore_done(p, err, sizeof err) || (logf_(k, "error: %s", err), false);
-
 	int64_t start = now_ms(), last_log = start;
-	logf_(k, "restoring %s[%" PRId32 "] from offset %" PRId64 " (end %" PRId64 ")", topic, partition, from, hi);
+	if (from >= hi) {
+		if (!stoat_store_part_restore_done(p, err, sizeof err)) {
+			logf_(k, "error: %s", err);
+			return false;
+		}
+		logf_(k, "restored %s[%" PRId32 "]: 0 records, checkpoint %" PRId64 ", changelog end %" PRId64, topic,
+		      partition, from, hi);
+		return true;
+	}
 	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
 	rd_kafka_topic_partition_list_add(l, topic, partition)->offset = from;
 	e = rd_kafka_assign(k->restorer, l);
@@ -658,8 +665,9 @@ static bool restore_part(stoat_kafka *k, stoat_store_part *p)
 	}
 	if (!done)
 		return false; /* stopping */
-	logf_(k, "restored %s[%" PRId32 "]: %" PRIu64 " records, offsets %" PRId64 " to %" PRId64 " in %" PRId64 " ms",
-	      topic, partition, stoat_store_part_restored(p), from, stoat_store_part_checkpoint(p), now_ms() - start);
+	logf_(k, "restored %s[%" PRId32 "]: %" PRIu64 " records, checkpoint %" PRId64 ", changelog end %" PRId64
+		 " (%" PRId64 " ms)",
+	      topic, partition, stoat_store_part_restored(p), from, hi, now_ms() - start);
 	return true;
 }
 

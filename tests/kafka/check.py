@@ -2,6 +2,7 @@
 """Input generation and output checks for the Kafka integration tests.
 
 gen N PARTITIONS TOPIC FILE [BAD_EVERY]
+genrange START END PARTITIONS TOPIC FILE   as gen, ids START..END-1 only
     N replay-format records for TOPIC {"id": i, "n": i * 7 % 1000} keyed "k<i>",
     spread over PARTITIONS partitions; with BAD_EVERY, every BAD_EVERY-th
     record (id % BAD_EVERY == BAD_EVERY - 1) is malformed instead.
@@ -10,6 +11,12 @@ at_least N OUTPUT [BAD_EVERY]   every good id at least once, values right
 dlq N DLQ_OUTPUT BAD_EVERY SOURCE_TOPIC
     the dead-letter topic holds exactly the bad records, with headers
 same A B    two dumps hold the same records (ignoring offsets and order)
+totals N GROUPS OUTPUT [exact|increasing|final]
+    the totals app's output (totals.stoat.in) over ids 0..N-1: the last
+    update of every group g<i> is {count, sum} of the ids with id % GROUPS
+    == i; "exact": each group's counts are exactly 1, 2, ..., count (cache
+    off, exactly once); "increasing": they only go up (cache on, exactly
+    once); "final" checks only the last update (at least once).
 """
 import collections
 import json
@@ -24,9 +31,9 @@ def bad(i, every):
     return every and i % every == every - 1
 
 
-def gen(n, partitions, topic, path, every=0):
+def gen(n, partitions, topic, path, every=0, start=0):
     with open(path, "w") as f:
-        for i in range(n):
+        for i in range(start, n):
             rec = {"topic": topic, "partition": i % partitions, "timestamp": 1700000000000 + i,
                    "key": "k%d" % i}
             if bad(i, every):
@@ -34,6 +41,38 @@ def gen(n, partitions, topic, path, every=0):
             else:
                 rec["value"] = {"id": i, "n": n_of(i)}
             f.write(json.dumps(rec) + "\n")
+
+
+def totals(n, groups, path, mode="final"):
+    want = {}
+    for i in range(n):
+        g = "g%d" % (i % groups)
+        c, s = want.get(g, (0, 0))
+        want[g] = (c + 1, s + n_of(i))
+    seen = collections.defaultdict(list)
+    last = {}
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            v = r["value"]
+            seen[r["key"]].append(v["count"])
+            last[r["key"]] = (v["count"], v["sum"])
+    if set(last) != set(want):
+        sys.exit("groups differ: missing %s, unexpected %s" % (sorted(set(want) - set(last))[:5],
+                                                              sorted(set(last) - set(want))[:5]))
+    for g, w in sorted(want.items()):
+        if last[g] != w:
+            sys.exit("group %s: final (count, sum) %r, want %r" % (g, last[g], w))
+        counts = seen[g]
+        if mode == "exact" and counts != list(range(1, w[0] + 1)):
+            bad = [i for i, c in enumerate(counts) if c != i + 1][:3]
+            sys.exit("group %s: counts not 1..%d once each (%d updates; first wrong at %s)"
+                     % (g, w[0], len(counts), bad))
+        if mode == "increasing" and any(b <= a for a, b in zip(counts, counts[1:])):
+            sys.exit("group %s: counts go back: %s" % (g, [(a, b) for a, b in zip(counts, counts[1:])
+                                                        if b <= a][:3]))
+    print("ok: %d groups, final totals right (%s), %d updates" % (len(want), mode,
+                                                                 sum(len(c) for c in seen.values())))
 
 
 def outputs(path):
@@ -114,6 +153,10 @@ def main(argv):
     cmd = argv[1]
     if cmd == "gen":
         gen(int(argv[2]), int(argv[3]), argv[4], argv[5], int(argv[6]) if len(argv) > 6 else 0)
+    elif cmd == "genrange":
+        gen(int(argv[3]), int(argv[4]), argv[5], argv[6], 0, int(argv[2]))
+    elif cmd == "totals":
+        totals(int(argv[2]), int(argv[3]), argv[4], argv[5] if len(argv) > 5 else "final")
     elif cmd in ("exactly", "at_least"):
         check(int(argv[2]), argv[3], int(argv[4]) if len(argv) > 4 else 0, cmd == "exactly")
     elif cmd == "dlq":
