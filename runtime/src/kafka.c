@@ -574,130 +574,184 @@ static rd_kafka_t *new_restorer(stoat_kafka *k)
 	return rk;
 }
 
-/*
- * Brings one store partition up to date from its changelog: reads from
- * its checkpoint to the end (read_committed: to the last stable offset)
- * and applies every record.  A checkpoint outside the changelog's offsets
- * (the topic was recreated, say) rebuilds the partition from the start.
- * Logs progress every 5 s and a line at the end.  False if the process
- * must stop.
- */
-static bool restore_part(stoat_kafka *k, stoat_store_part *p)
+/* One store partition being restored. */
+typedef struct restore_job {
+	stoat_store_part *part;
+	const char *topic; /* its changelog */
+	int64_t from, end; /* checkpoint (or the start) and high watermark */
+	bool done;
+} restore_job;
+
+/* Logs the end of one partition's restore (every partition gets a line). */
+static void log_restored(stoat_kafka *k, const restore_job *j, int64_t ms)
 {
-	const char *topic = stoat_state_changelog_topic(k->state, stoat_store_part_store(p));
-	int32_t partition = stoat_store_part_partition(p);
-	char err[1024];
-	if (!k->restorer && !(k->restorer = new_restorer(k)))
-		return false;
+	logf_(k, "restored %s[%" PRId32 "]: %" PRIu64 " records, checkpoint %" PRId64 ", changelog end %" PRId64
+		 " (%" PRId64 " ms)",
+	      j->topic, stoat_store_part_partition(j->part), stoat_store_part_restored(j->part), j->from, j->end, ms);
+}
+
+/*
+ * Prepares a job: reads the changelog partition's offsets and starts the
+ * store partition's restore.  A checkpoint outside the changelog's offsets
+ * (the topic was recreated, say) rebuilds the partition from the start.
+ */
+static bool restore_prepare(stoat_kafka *k, restore_job *j)
+{
+	int32_t partition = stoat_store_part_partition(j->part);
 	int64_t lo = 0, hi = 0;
 	rd_kafka_resp_err_t e;
-	while ((e = rd_kafka_query_watermark_offsets(k->restorer, topic, partition, &lo, &hi, 10000)) !=
+	while ((e = rd_kafka_query_watermark_offsets(k->restorer, j->topic, partition, &lo, &hi, 10000)) !=
 	       RD_KAFKA_RESP_ERR_NO_ERROR) {
-		logf_(k, "warning: cannot read the offsets of changelog %s[%" PRId32 "] (%s); retrying", topic, partition,
-		      rd_kafka_err2str(e));
+		logf_(k, "warning: cannot read the offsets of changelog %s[%" PRId32 "] (%s); retrying", j->topic,
+		      partition, rd_kafka_err2str(e));
 		if (stop_requested)
 			return false;
 		sleep(1);
 	}
-	int64_t from = stoat_store_part_checkpoint(p);
-	bool scratch = from > hi || from < lo;
+	j->from = stoat_store_part_checkpoint(j->part);
+	j->end = hi;
+	bool scratch = j->from > hi || j->from < lo;
 	if (scratch) {
 		logf_(k, "warning: %s[%" PRId32 "]: checkpoint %" PRId64 " is outside the changelog's offsets %" PRId64
 			 "..%" PRId64 "; rebuilding the store partition from the start",
-		      topic, partition, from, lo, hi);
-		from = lo;
+		      j->topic, partition, j->from, lo, hi);
+		j->from = lo;
 	}
-	if (!stoat_store_part_restore_start(p, scratch, err, sizeof err)) {
+	char err[1024];
+	if (!stoat_store_part_restore_start(j->part, scratch, err, sizeof err)) {
 		logf_(k, "error: %s", err);
 		return false;
 	}
-	int64_t start = now_ms(), last_log = start;
-	if (from >= hi) {
-		if (!stoat_store_part_restore_done(p, err, sizeof err)) {
-			logf_(k, "error: %s", err);
-			return false;
-		}
-		logf_(k, "restored %s[%" PRId32 "]: 0 records, checkpoint %" PRId64 ", changelog end %" PRId64, topic,
-		      partition, from, hi);
-		return true;
-	}
-	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
-	rd_kafka_topic_partition_list_add(l, topic, partition)->offset = from;
-	e = rd_kafka_assign(k->restorer, l);
-	rd_kafka_topic_partition_list_destroy(l);
-	if (e) {
-		logf_(k, "error: cannot read changelog %s[%" PRId32 "]: %s", topic, partition, rd_kafka_err2str(e));
+	j->done = j->from >= hi;
+	return true;
+}
+
+/* Finishes a job: writes what is left with the new checkpoint. */
+static bool restore_finish(stoat_kafka *k, restore_job *j, int64_t start)
+{
+	char err[1024];
+	if (!stoat_store_part_restore_done(j->part, err, sizeof err)) {
+		logf_(k, "error: restoring %s[%" PRId32 "]: %s", j->topic, stoat_store_part_partition(j->part), err);
 		return false;
 	}
-	bool ok = true, done = false;
-	int64_t last_offset = from - 1;
-	while (!done && ok && !stop_requested) {
-		rd_kafka_message_t *m = rd_kafka_consumer_poll(k->restorer, 500);
-		int64_t now = now_ms();
-		if (now - last_log >= 5000) {
-			last_log = now;
-			logf_(k, "restoring %s[%" PRId32 "]: at offset %" PRId64 " of %" PRId64 ", %" PRIu64 " records",
-			      topic, partition, last_offset + 1, hi, stoat_store_part_restored(p));
-		}
-		if (!m)
-			continue;
-		if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-			done = true;
-		} else if (m->err) {
-			logf_(k, "warning: reading changelog %s[%" PRId32 "]: %s", topic, partition,
-			      rd_kafka_message_errstr(m));
-		} else {
-			last_offset = m->offset;
-			stoat_str key = { m->key, m->key ? m->key_len : 0 };
-			stoat_str value = { m->payload, m->payload ? m->len : 0 }; /* NULL: tombstone */
-			ok = stoat_store_part_restore_record(p, key, value, m->offset, err, sizeof err);
-			if (m->offset + 1 >= hi)
-				done = true;
-		}
-		rd_kafka_message_destroy(m);
-	}
-	rd_kafka_assign(k->restorer, NULL);
-	if (ok && done)
-		ok = stoat_store_part_restore_done(p, err, sizeof err);
-	if (!ok) {
-		logf_(k, "error: restoring %s[%" PRId32 "]: %s", topic, partition, err);
-		return false;
-	}
-	if (!done)
-		return false; /* stopping */
-	logf_(k, "restored %s[%" PRId32 "]: %" PRIu64 " records, checkpoint %" PRId64 ", changelog end %" PRId64
-		 " (%" PRId64 " ms)",
-	      topic, partition, stoat_store_part_restored(p), from, hi, now_ms() - start);
+	j->done = true;
+	log_restored(k, j, now_ms() - start);
 	return true;
 }
 
 /*
- * Restores the store partitions behind newly assigned source partitions:
- * partition p of every store the source's pipeline uses.  False if the
- * process must stop.
+ * Brings the store partitions behind newly assigned source partitions up
+ * to date (partition p of every store the source's pipeline uses): all of
+ * their changelog partitions are read at once, each from its checkpoint
+ * to its end (read_committed: the last stable offset), and every record is
+ * applied.  Logs progress every 5 s and one line per partition.  False if
+ * the process must stop.
  */
 static bool restore_assigned(stoat_kafka *k, const rd_kafka_topic_partition_list_t *parts)
 {
 	if (!k->state)
 		return true;
+	size_t cap = 0;
 	for (int i = 0; i < parts->cnt; i++) {
+		size_t src = source_of_topic(k->app, parts->elems[i].topic);
+		if (src != SIZE_MAX)
+			cap += k->app->sources[src].store_count;
+	}
+	if (cap == 0)
+		return true;
+	if (!k->restorer && !(k->restorer = new_restorer(k)))
+		return false;
+	restore_job *jobs = xmalloc_(cap * sizeof *jobs);
+	size_t n = 0, pending = 0;
+	bool ok = true;
+	int64_t start = now_ms(), last_log = start;
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)cap);
+	for (int i = 0; ok && i < parts->cnt; i++) {
 		size_t src = source_of_topic(k->app, parts->elems[i].topic);
 		if (src == SIZE_MAX)
 			continue;
 		const stoat_source *source = &k->app->sources[src];
-		for (size_t j = 0; j < source->store_count; j++) {
+		for (size_t s = 0; ok && s < source->store_count; s++) {
 			char err[1024];
-			stoat_store_part *p =
-				stoat_state_part(k->state, source->stores[j], parts->elems[i].partition, err, sizeof err);
+			int32_t partition = parts->elems[i].partition;
+			stoat_store_part *p = stoat_state_part(k->state, source->stores[s], partition, err, sizeof err);
 			if (!p) {
 				logf_(k, "error: %s", err);
-				return false;
+				ok = false;
+				break;
 			}
-			if (!restore_part(k, p))
-				return false;
+			bool seen = false; /* two sources feeding one store */
+			for (size_t j = 0; j < n; j++)
+				seen = seen || jobs[j].part == p;
+			if (seen)
+				continue;
+			restore_job *j = &jobs[n++];
+			j->part = p;
+			j->topic = stoat_state_changelog_topic(k->state, source->stores[s]);
+			ok = restore_prepare(k, j);
+			if (ok && j->done)
+				ok = restore_finish(k, j, start);
+			else if (ok) {
+				rd_kafka_topic_partition_list_add(l, j->topic, partition)->offset = j->from;
+				pending++;
+			}
 		}
 	}
-	return true;
+	if (ok && pending > 0) {
+		rd_kafka_resp_err_t e = rd_kafka_assign(k->restorer, l);
+		if (e) {
+			logf_(k, "error: cannot read the changelogs: %s", rd_kafka_err2str(e));
+			ok = false;
+		}
+	}
+	rd_kafka_topic_partition_list_destroy(l);
+	while (ok && pending > 0 && !stop_requested) {
+		rd_kafka_message_t *m = rd_kafka_consumer_poll(k->restorer, 500);
+		int64_t now = now_ms();
+		if (now - last_log >= 5000) {
+			last_log = now;
+			uint64_t records = 0;
+			for (size_t j = 0; j < n; j++)
+				records += stoat_store_part_restored(jobs[j].part);
+			logf_(k, "restoring: %zu of %zu store partitions to go, %" PRIu64 " records so far", pending, n,
+			      records);
+		}
+		if (!m)
+			continue;
+		restore_job *j = NULL;
+		if (m->rkt) {
+			const char *topic = rd_kafka_topic_name(m->rkt);
+			for (size_t i = 0; i < n && !j; i++)
+				if (!jobs[i].done && stoat_store_part_partition(jobs[i].part) == m->partition &&
+				    strcmp(jobs[i].topic, topic) == 0)
+					j = &jobs[i];
+		}
+		if (!j) {
+			if (m->err && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+				logf_(k, "warning: reading the changelogs: %s", rd_kafka_message_errstr(m));
+		} else if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+			ok = restore_finish(k, j, start);
+			pending--;
+		} else if (m->err) {
+			logf_(k, "warning: reading changelog %s[%" PRId32 "]: %s", j->topic, m->partition,
+			      rd_kafka_message_errstr(m));
+		} else {
+			char err[1024];
+			stoat_str key = { m->key, m->key ? m->key_len : 0 };
+			stoat_str value = { m->payload, m->payload ? m->len : 0 }; /* NULL: tombstone */
+			if (!stoat_store_part_restore_record(j->part, key, value, m->offset, err, sizeof err)) {
+				logf_(k, "error: restoring %s[%" PRId32 "]: %s", j->topic, m->partition, err);
+				ok = false;
+			} else if (m->offset + 1 >= j->end) {
+				ok = restore_finish(k, j, start);
+				pending--;
+			}
+		}
+		rd_kafka_message_destroy(m);
+	}
+	rd_kafka_assign(k->restorer, NULL);
+	free(jobs);
+	return ok && pending == 0;
 }
 
 static void rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t *parts,
