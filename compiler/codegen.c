@@ -25,7 +25,15 @@
 #include "printer.h"
 
 /* Helpers discovered while emitting pipelines, generated afterwards. */
-typedef enum HelperKind { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET, H_STORE_KEY } HelperKind;
+typedef enum HelperKind {
+	H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET,
+	H_STORE_KEY,       /* store_key_T: appends the order-preserving key */
+	H_STORE_KEY_GET,   /* store_key_get_T: reads one back from a cursor */
+	H_STORE_KEY_READ,  /* store_key_read_T: a whole key, or an error */
+	H_STORE_VALUE_PUT, /* store_value_put_T: appends the compact value */
+	H_STORE_VALUE_GET, /* store_value_get_T: reads one back from a cursor */
+	H_STORE_VALUE_READ /* store_value_read_T: a whole value, or an error */
+} HelperKind;
 
 typedef struct Helper {
 	HelperKind kind;
@@ -154,7 +162,9 @@ static bool text_uses(const char *text, const char *name)
 	return false;
 }
 
-static const char *helper_prefix[] = { "json_read", "json_write", "decode", "encode", "index", "get", "store_key" };
+static const char *helper_prefix[] = { "json_read", "json_write", "decode", "encode", "index", "get",
+	                               "store_key", "store_key_get", "store_key_read", "store_value_put",
+	                               "store_value_get", "store_value_read" };
 
 static char *helper_name(HelperKind kind, Type *t, Format f)
 {
@@ -178,8 +188,10 @@ static char *need(Gen *g, HelperKind kind, Type *t, Format f)
 		need(g, H_JSON_READ, t, f); /* a nullable reader also takes JSON null */
 	if (kind == H_ENCODE && f == FMT_JSON)
 		need(g, H_JSON_WRITE, s, f);
-	if (kind == H_STORE_KEY) {
-		/* Composite encoders inline scalars (store_key_value). */
+	if ((kind == H_STORE_KEY_READ || kind == H_STORE_VALUE_READ) && !type_is_scalar(t))
+		need(g, kind == H_STORE_KEY_READ ? H_STORE_KEY_GET : H_STORE_VALUE_GET, t, f);
+	if (kind == H_STORE_KEY || kind == H_STORE_KEY_GET || kind == H_STORE_VALUE_PUT || kind == H_STORE_VALUE_GET) {
+		/* Composite encoders and decoders inline scalars (store_key_value, ...). */
 		if ((t->kind == TY_NULLABLE || t->kind == TY_ARRAY) && !type_is_scalar(t->elem))
 			need(g, kind, t->elem, f);
 		if (t->kind == TY_RECORD)
@@ -860,7 +872,7 @@ static void emit_sink(Gen *g, IrNode *n, const char *k, const char *v)
  * fold the record in, write it back, and pass the update on (the table's
  * changes, which to_stream() exposes).  Records with a null key or value
  * are ignored, as in Kafka Streams.  Store keys use the order-preserving
- * key layout; values the generated JSON serdes, for now.
+ * key layout, values the compact value layout (runtime.h).
  */
 static void emit_aggregate(Gen *g, IrNode *n, const char *k, const char *v)
 {
@@ -892,8 +904,8 @@ static void emit_aggregate(Gen *g, IrNode *n, const char *k, const char *v)
 	pr(g->out, "{\n");
 	g->out->indent++;
 	char *key_fn = need(g, H_STORE_KEY, skt, FMT_JSON);
-	char *dec_a = need(g, H_DECODE, n->val, FMT_JSON);
-	char *enc_a = need(g, H_ENCODE, n->val, FMT_JSON);
+	char *read_a = need(g, H_STORE_VALUE_READ, n->val, FMT_JSON);
+	char *put_a = need(g, H_STORE_VALUE_PUT, n->val, FMT_JSON);
 	char *sk = xasprintf("sk%d", n->id), *old = xasprintf("old%d", n->id), *acc = xasprintf("acc%d", n->id);
 	char *nv = xasprintf("v%d", n->id);
 	pr(g->out, "stoat_str %s, %s;\n", sk, old);
@@ -902,8 +914,7 @@ static void emit_aggregate(Gen *g, IrNode *n, const char *k, const char *v)
 	pr(g->out, "%s %s;\n", type_c(n->val), acc);
 	pr(g->out, "bool found%d = stoat_store_get(cx, %d, %s, &%s);\n", n->id, n->store, sk, old);
 	pr(g->out, "if (STOAT_UNLIKELY(cx->error))\n\t%s;\n", fail_stmt(g));
-	pr(g->out, "if (found%d && !%s(cx, %s, \"stored value\", &%s))\n\t%s;\n", n->id, dec_a, old, acc,
-	   fail_stmt(g));
+	pr(g->out, "if (found%d && !%s(cx, %s, &%s))\n\t%s;\n", n->id, read_a, old, acc, fail_stmt(g));
 	char *newval = NULL;
 	switch (n->agg_kind) {
 	case AGG_COUNT:
@@ -945,9 +956,8 @@ static void emit_aggregate(Gen *g, IrNode *n, const char *k, const char *v)
 	}
 	if (strcmp(newval, nv) != 0)
 		pr(g->out, "%s %s = %s;\n", type_c(n->val), nv, newval);
-	pr(g->out, "stoat_str nb%d;\n", n->id);
-	pr(g->out, "if (!%s(cx, &cx->value_buf, &%s, &nb%d))\n\t%s;\n", enc_a, nv, n->id, fail_stmt(g));
-	pr(g->out, "stoat_store_put(cx, %d, %s, nb%d);\n", n->store, sk, n->id);
+	pr(g->out, "cx->value_buf.len = 0;\n%s(&cx->value_buf, &%s);\n", put_a, nv);
+	pr(g->out, "stoat_store_put(cx, %d, %s, stoat_buf_str(&cx->value_buf));\n", n->store, sk);
 	pr(g->out, "if (STOAT_UNLIKELY(cx->error))\n\t%s;\n", fail_stmt(g));
 	bool tail = g->tail;
 	g->tail = false; /* inside blocks: children may not skip the rest */
@@ -1483,6 +1493,225 @@ static void emit_store_key(Printer *p, Type *t)
 	pr(p, "}\n\n");
 }
 
+/* The scalar name in the runtime's stoat_val_* / stoat_key_* functions. */
+static const char *scalar_layout_name(Type *t)
+{
+	switch (t->kind) {
+	case TY_BOOL: return "bool";
+	case TY_I32: return "i32";
+	case TY_I64: case TY_TIMESTAMP: case TY_DURATION: return "i64";
+	case TY_F64: return "f64";
+	case TY_STRING: case TY_BYTES: return "str";
+	default: return NULL;
+	}
+}
+
+/* Statements reading the key-layout value of type t from r into lvalue x. */
+static void store_key_get_value(Printer *p, Type *t, const char *x)
+{
+	const char *s = scalar_layout_name(t);
+	if (t->kind == TY_STRING || t->kind == TY_BYTES)
+		pr(p, "if (!stoat_key_get_str(r, &cx->arena, &%s))\n\treturn false;\n", x);
+	else if (s)
+		pr(p, "if (!stoat_key_get_%s(r, &%s))\n\treturn false;\n", s, x);
+	else
+		pr(p, "if (!%s(cx, r, &%s))\n\treturn false;\n", helper_name(H_STORE_KEY_GET, t, FMT_JSON), x);
+}
+
+/*
+ * A store key decoder, the inverse of emit_store_key: flush functions get
+ * the keys of updates back as bytes and need the typed key.
+ */
+static void emit_store_key_get(Printer *p, Type *t)
+{
+	pr(p, "static bool %s(stoat_ctx *cx, stoat_val_reader *r, %s *out)\n{\n",
+	   helper_name(H_STORE_KEY_GET, t, FMT_JSON), type_c(t));
+	p->indent = 1;
+	switch (t->kind) {
+	case TY_NULLABLE:
+		pr(p, "memset(out, 0, sizeof *out);\n");
+		pr(p, "if (!stoat_key_get_presence(r, &out->has))\n\treturn false;\n");
+		pr(p, "if (!out->has)\n\treturn true;\n");
+		store_key_get_value(p, t->elem, "out->v");
+		break;
+	case TY_ARRAY:
+		pr(p, "stoat_vec vec = { NULL, 0, 0 };\n");
+		pr(p, "for (;;) {\n\tbool more;\n\tif (!stoat_key_get_array_next(r, &more))\n\t\treturn false;\n");
+		pr(p, "\tif (!more)\n\t\tbreak;\n");
+		pr(p, "\t%s *item = stoat_vec_push(&cx->arena, &vec, sizeof *item);\n", type_c(t->elem));
+		p->indent++;
+		store_key_get_value(p, t->elem, "*item");
+		p->indent--;
+		pr(p, "}\nout->items = vec.data;\nout->len = vec.len;\n");
+		break;
+	case TY_RECORD: {
+		bool uses_cx = false;
+		for (int f = 0; f < t->rec->nfields; f++) {
+			Type *ft = t->rec->fields[f].type;
+			uses_cx |= !type_is_scalar(ft) || ft->kind == TY_STRING || ft->kind == TY_BYTES;
+		}
+		if (!uses_cx)
+			pr(p, "(void)cx;\n");
+		if (t->rec->nfields == 0)
+			pr(p, "(void)r;\n(void)out;\n");
+		for (int f = 0; f < t->rec->nfields; f++)
+			store_key_get_value(p, t->rec->fields[f].type,
+			                    xasprintf("out->%s", c_field(t->rec->fields[f].name)));
+		break;
+	}
+	default:
+		break;
+	}
+	pr(p, "return true;\n");
+	p->indent = 0;
+	pr(p, "}\n\n");
+}
+
+/*
+ * Reads a whole store key of type t back (a flush function's update
+ * key); bytes that are not exactly one key are a per-record error.
+ */
+static void emit_store_key_read(Printer *p, Type *t)
+{
+	pr(p, "static bool %s(stoat_ctx *cx, stoat_str bytes, %s *out)\n{\n",
+	   helper_name(H_STORE_KEY_READ, t, FMT_JSON), type_c(t));
+	pr(p, "\tstoat_val_reader r = stoat_val_reader_of(bytes);\n");
+	const char *s = scalar_layout_name(t);
+	if (t->kind == TY_STRING || t->kind == TY_BYTES)
+		pr(p, "\tif (stoat_key_get_str(&r, &cx->arena, out) && stoat_val_end(&r))\n");
+	else if (s)
+		pr(p, "\tif (stoat_key_get_%s(&r, out) && stoat_val_end(&r))\n", s);
+	else
+		pr(p, "\tif (%s(cx, &r, out) && stoat_val_end(&r))\n", helper_name(H_STORE_KEY_GET, t, FMT_JSON));
+	pr(p, "\t\treturn true;\n");
+	pr(p, "\tstoat_error(cx, \"malformed store key (%%zu bytes) for the type %s\", bytes.len);\n", type_str(t));
+	pr(p, "\treturn false;\n}\n\n");
+}
+
+/* Appends the compact store value of the value at `x` (type t). */
+static void store_value_put_value(Printer *p, Type *t, const char *x)
+{
+	const char *s = scalar_layout_name(t);
+	if (s)
+		pr(p, "stoat_val_put_%s(b, %s);\n", s, x);
+	else
+		pr(p, "%s(b, &%s);\n", helper_name(H_STORE_VALUE_PUT, t, FMT_JSON), x);
+}
+
+/*
+ * A store value encoder: the runtime's compact primitives composed per
+ * type (nullables after a presence byte, arrays after their count, record
+ * fields in declaration order; a record without fields is one 0 byte).
+ */
+static void emit_store_value_put(Printer *p, Type *t)
+{
+	pr(p, "static void %s(stoat_buf *b, const %s *v)\n{\n", helper_name(H_STORE_VALUE_PUT, t, FMT_JSON), type_c(t));
+	p->indent = 1;
+	switch (t->kind) {
+	case TY_NULLABLE:
+		pr(p, "stoat_val_put_presence(b, v->has);\nif (v->has) {\n");
+		p->indent++;
+		store_value_put_value(p, t->elem, "v->v");
+		p->indent--;
+		pr(p, "}\n");
+		break;
+	case TY_ARRAY:
+		pr(p, "stoat_val_put_count(b, v->len);\nfor (size_t i = 0; i < v->len; i++) {\n");
+		p->indent++;
+		store_value_put_value(p, t->elem, "v->items[i]");
+		p->indent--;
+		pr(p, "}\n");
+		break;
+	case TY_RECORD:
+		for (int f = 0; f < t->rec->nfields; f++)
+			store_value_put_value(p, t->rec->fields[f].type,
+			                      xasprintf("v->%s", c_field(t->rec->fields[f].name)));
+		if (t->rec->nfields == 0)
+			pr(p, "(void)v;\nstoat_val_put_empty(b);\n");
+		break;
+	default:
+		store_value_put_value(p, t, "*v");
+	}
+	p->indent = 0;
+	pr(p, "}\n\n");
+}
+
+/* Statements reading the compact value of type t from r into lvalue x. */
+static void store_value_get_value(Printer *p, Type *t, const char *x)
+{
+	const char *s = scalar_layout_name(t);
+	if (s)
+		pr(p, "if (!stoat_val_get_%s(r, &%s))\n\treturn false;\n", s, x);
+	else
+		pr(p, "if (!%s(cx, r, &%s))\n\treturn false;\n", helper_name(H_STORE_VALUE_GET, t, FMT_JSON), x);
+}
+
+/* A store value decoder, the inverse of emit_store_value_put. */
+static void emit_store_value_get(Printer *p, Type *t)
+{
+	pr(p, "static bool %s(stoat_ctx *cx, stoat_val_reader *r, %s *out)\n{\n",
+	   helper_name(H_STORE_VALUE_GET, t, FMT_JSON), type_c(t));
+	p->indent = 1;
+	switch (t->kind) {
+	case TY_NULLABLE:
+		if (type_is_scalar(t->elem))
+			pr(p, "(void)cx;\n");
+		pr(p, "memset(out, 0, sizeof *out);\n");
+		pr(p, "if (!stoat_val_get_presence(r, &out->has))\n\treturn false;\n");
+		pr(p, "if (!out->has)\n\treturn true;\n");
+		store_value_get_value(p, t->elem, "out->v");
+		break;
+	case TY_ARRAY:
+		pr(p, "size_t n;\nif (!stoat_val_get_count(r, &n))\n\treturn false;\n");
+		pr(p, "%s *items = n ? stoat_arena_alloc(&cx->arena, n * sizeof *items) : NULL;\n", type_c(t->elem));
+		pr(p, "for (size_t i = 0; i < n; i++) {\n");
+		p->indent++;
+		store_value_get_value(p, t->elem, "items[i]");
+		p->indent--;
+		pr(p, "}\nout->items = items;\nout->len = n;\n");
+		break;
+	case TY_RECORD: {
+		bool uses_cx = false;
+		for (int f = 0; f < t->rec->nfields; f++)
+			uses_cx |= !type_is_scalar(t->rec->fields[f].type);
+		if (!uses_cx)
+			pr(p, "(void)cx;\n");
+		if (t->rec->nfields == 0) {
+			pr(p, "(void)out;\n");
+			pr(p, "if (!stoat_val_get_empty(r))\n\treturn false;\n");
+		}
+		for (int f = 0; f < t->rec->nfields; f++)
+			store_value_get_value(p, t->rec->fields[f].type,
+			                      xasprintf("out->%s", c_field(t->rec->fields[f].name)));
+		break;
+	}
+	default:
+		break;
+	}
+	pr(p, "return true;\n");
+	p->indent = 0;
+	pr(p, "}\n\n");
+}
+
+/*
+ * Reads a whole stored value of type t back; bytes that are not exactly
+ * one value (cut short, or left over) are a per-record error.
+ */
+static void emit_store_value_read(Printer *p, Type *t)
+{
+	pr(p, "static bool %s(stoat_ctx *cx, stoat_str bytes, %s *out)\n{\n",
+	   helper_name(H_STORE_VALUE_READ, t, FMT_JSON), type_c(t));
+	pr(p, "\tstoat_val_reader r = stoat_val_reader_of(bytes);\n");
+	const char *s = scalar_layout_name(t);
+	if (s)
+		pr(p, "\tif (stoat_val_get_%s(&r, out) && stoat_val_end(&r))\n", s);
+	else
+		pr(p, "\tif (%s(cx, &r, out) && stoat_val_end(&r))\n", helper_name(H_STORE_VALUE_GET, t, FMT_JSON));
+	pr(p, "\t\treturn true;\n");
+	pr(p, "\tstoat_error(cx, \"malformed stored value (%%zu bytes) for the type %s\", bytes.len);\n", type_str(t));
+	pr(p, "\treturn false;\n}\n\n");
+}
+
 static void emit_helpers(Gen *g, Printer *p)
 {
 	if (g->nhelpers == 0)
@@ -1499,16 +1728,21 @@ static void emit_helpers(Gen *g, Printer *p)
 			pr(p, "static bool %s(stoat_ctx *cx, stoat_buf *b, const %s *v);\n",
 			   helper_name(h->kind, h->type, h->format), type_c(h->type));
 			any = true;
-		} else if (h->kind == H_STORE_KEY) {
+		} else if (h->kind == H_STORE_KEY || h->kind == H_STORE_VALUE_PUT) {
 			pr(p, "static void %s(stoat_buf *b, const %s *v);\n", helper_name(h->kind, h->type, h->format),
 			   type_c(h->type));
+			any = true;
+		} else if (h->kind == H_STORE_KEY_GET || h->kind == H_STORE_VALUE_GET) {
+			pr(p, "static bool %s(stoat_ctx *cx, stoat_val_reader *r, %s *out);\n",
+			   helper_name(h->kind, h->type, h->format), type_c(h->type));
 			any = true;
 		}
 	}
 	if (any)
 		pr(p, "\n");
 	static const HelperKind order[] = { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET,
-		                            H_STORE_KEY };
+		                            H_STORE_KEY, H_STORE_KEY_GET, H_STORE_KEY_READ, H_STORE_VALUE_PUT,
+		                            H_STORE_VALUE_GET, H_STORE_VALUE_READ };
 	for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
 		for (int i = 0; i < g->nhelpers; i++) {
 			Helper *h = &g->helpers[i];
@@ -1522,6 +1756,11 @@ static void emit_helpers(Gen *g, Printer *p)
 			case H_INDEX: emit_index(p, h->type); break;
 			case H_GET: emit_get(p, h->type); break;
 			case H_STORE_KEY: emit_store_key(p, h->type); break;
+			case H_STORE_KEY_GET: emit_store_key_get(p, h->type); break;
+			case H_STORE_KEY_READ: emit_store_key_read(p, h->type); break;
+			case H_STORE_VALUE_PUT: emit_store_value_put(p, h->type); break;
+			case H_STORE_VALUE_GET: emit_store_value_get(p, h->type); break;
+			case H_STORE_VALUE_READ: emit_store_value_read(p, h->type); break;
 			}
 		}
 }
