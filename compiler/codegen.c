@@ -25,7 +25,15 @@
 #include "printer.h"
 
 /* Helpers discovered while emitting pipelines, generated afterwards. */
-typedef enum HelperKind { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET, H_STORE_KEY } HelperKind;
+typedef enum HelperKind {
+	H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET,
+	H_STORE_KEY,       /* store_key_T: appends the order-preserving key */
+	H_STORE_KEY_GET,   /* store_key_get_T: reads one back from a cursor */
+	H_STORE_KEY_READ,  /* store_key_read_T: a whole key, or an error */
+	H_STORE_VALUE_PUT, /* store_value_put_T: appends the compact value */
+	H_STORE_VALUE_GET, /* store_value_get_T: reads one back from a cursor */
+	H_STORE_VALUE_READ /* store_value_read_T: a whole value, or an error */
+} HelperKind;
 
 typedef struct Helper {
 	HelperKind kind;
@@ -154,7 +162,9 @@ static bool text_uses(const char *text, const char *name)
 	return false;
 }
 
-static const char *helper_prefix[] = { "json_read", "json_write", "decode", "encode", "index", "get", "store_key" };
+static const char *helper_prefix[] = { "json_read", "json_write", "decode", "encode", "index", "get",
+	                               "store_key", "store_key_get", "store_key_read", "store_value_put",
+	                               "store_value_get", "store_value_read" };
 
 static char *helper_name(HelperKind kind, Type *t, Format f)
 {
@@ -178,8 +188,10 @@ static char *need(Gen *g, HelperKind kind, Type *t, Format f)
 		need(g, H_JSON_READ, t, f); /* a nullable reader also takes JSON null */
 	if (kind == H_ENCODE && f == FMT_JSON)
 		need(g, H_JSON_WRITE, s, f);
-	if (kind == H_STORE_KEY) {
-		/* Composite encoders inline scalars (store_key_value). */
+	if ((kind == H_STORE_KEY_READ || kind == H_STORE_VALUE_READ) && !type_is_scalar(t))
+		need(g, kind == H_STORE_KEY_READ ? H_STORE_KEY_GET : H_STORE_VALUE_GET, t, f);
+	if (kind == H_STORE_KEY || kind == H_STORE_KEY_GET || kind == H_STORE_VALUE_PUT || kind == H_STORE_VALUE_GET) {
+		/* Composite encoders and decoders inline scalars (store_key_value, ...). */
 		if ((t->kind == TY_NULLABLE || t->kind == TY_ARRAY) && !type_is_scalar(t->elem))
 			need(g, kind, t->elem, f);
 		if (t->kind == TY_RECORD)
@@ -287,6 +299,9 @@ static void emit_types(Gen *g, Printer *p)
 	for (int i = 0; i < g->topo->nnodes; i++) {
 		add_type_root(g, g->topo->nodes[i]->key);
 		add_type_root(g, g->topo->nodes[i]->val);
+		/* A table's changes carry old and new values, each V?. */
+		if (g->topo->nodes[i]->table)
+			add_type_root(g, ty_nullable(g->topo->nodes[i]->val));
 	}
 	collect_types_in(g, g->prog->file->items);
 	if (g->ntypes == 0)
@@ -856,11 +871,63 @@ static void emit_sink(Gen *g, IrNode *n, const char *k, const char *v)
 }
 
 /*
+ * Passes a store update on: when stoat_store_put (or delete) says the
+ * update goes downstream now, calls the store's after_ function directly;
+ * otherwise the record cache holds it and flush_<store> passes it on later.
+ * `op` is the put or delete call; old_v and new_v the key's old and new
+ * values (C expressions of type V?).
+ */
+static void emit_store_write(Gen *g, IrNode *n, const char *op, const char *key, const char *old_v,
+                             const char *new_v)
+{
+	Store *st = &g->topo->stores[n->store];
+	if (n->nchildren == 0) {
+		pr(g->out, "(void)%s; /* nothing downstream */\n", op);
+		pr(g->out, "if (STOAT_UNLIKELY(cx->error))\n\t%s;\n", fail_stmt(g));
+		return;
+	}
+	pr(g->out, "bool now%d = %s;\n", n->id, op);
+	pr(g->out, "if (STOAT_UNLIKELY(cx->error))\n\t%s;\n", fail_stmt(g));
+	pr(g->out, "if (now%d && !after_%s(cx, %s, %s, %s))\n\t%s;\n", n->id, st->cname, key, old_v, new_v,
+	   fail_stmt(g));
+}
+
+/*
+ * Reads the current value of a store key: declares sk<id> (the key's
+ * bytes, copied to the arena so that later encodings cannot move them)
+ * and old<id> (the value, of type V?, has false when the key is absent).
+ */
+static void emit_store_read(Gen *g, IrNode *n, const char *key)
+{
+	Type *kt = n->key;
+	char *key_fn = need(g, H_STORE_KEY, kt, FMT_JSON);
+	char *read_fn = need(g, H_STORE_VALUE_READ, n->val, FMT_JSON);
+	pr(g->out, "cx->key_buf.len = 0;\n%s(&cx->key_buf, &%s);\n", key_fn, key);
+	pr(g->out, "stoat_str sk%d = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->key_buf));\n", n->id);
+	pr(g->out, "stoat_str stored%d;\n", n->id);
+	pr(g->out, "%s old%d = { .has = false };\n", type_c(ty_nullable(n->val)), n->id);
+	pr(g->out, "old%d.has = stoat_store_get(cx, %d, sk%d, &stored%d);\n", n->id, n->store, n->id, n->id);
+	pr(g->out, "if (STOAT_UNLIKELY(cx->error))\n\t%s;\n", fail_stmt(g));
+	pr(g->out, "if (old%d.has && !%s(cx, stored%d, &old%d.v))\n\t%s;\n", n->id, read_fn, n->id, n->id,
+	   fail_stmt(g));
+}
+
+/* Writes new_v (of the store's value type) under sk<id>, and passes the change on. */
+static void emit_store_put(Gen *g, IrNode *n, const char *key, const char *new_v)
+{
+	char *put_fn = need(g, H_STORE_VALUE_PUT, n->val, FMT_JSON);
+	pr(g->out, "cx->value_buf.len = 0;\n%s(&cx->value_buf, &%s);\n", put_fn, new_v);
+	char *op = xasprintf("stoat_store_put(cx, %d, sk%d, stoat_buf_str(&cx->value_buf))", n->store, n->id);
+	char *nv = xasprintf("((%s){ .has = true, .v = %s })", type_c(ty_nullable(n->val)), new_v);
+	emit_store_write(g, n, op, key, xasprintf("old%d", n->id), nv);
+}
+
+/*
  * count / reduce / aggregate: read the key's current value from the store,
- * fold the record in, write it back, and pass the update on (the table's
- * changes, which to_stream() exposes).  Records with a null key or value
+ * fold the record in, write it back, and pass the change (old and new
+ * value) on to the store's downstream.  Records with a null key or value
  * are ignored, as in Kafka Streams.  Store keys use the order-preserving
- * key layout; values the generated JSON serdes, for now.
+ * key layout, values the compact value layout (runtime.h).
  */
 static void emit_aggregate(Gen *g, IrNode *n, const char *k, const char *v)
 {
@@ -888,32 +955,21 @@ static void emit_aggregate(Gen *g, IrNode *n, const char *k, const char *v)
 		kv = xasprintf("%s.v", k);
 	if (vt->kind == TY_NULLABLE)
 		vv = xasprintf("%s.v", v);
-	Type *skt = type_strip(kt);
 	pr(g->out, "{\n");
 	g->out->indent++;
-	char *key_fn = need(g, H_STORE_KEY, skt, FMT_JSON);
-	char *dec_a = need(g, H_DECODE, n->val, FMT_JSON);
-	char *enc_a = need(g, H_ENCODE, n->val, FMT_JSON);
-	char *sk = xasprintf("sk%d", n->id), *old = xasprintf("old%d", n->id), *acc = xasprintf("acc%d", n->id);
-	char *nv = xasprintf("v%d", n->id);
-	pr(g->out, "stoat_str %s, %s;\n", sk, old);
-	pr(g->out, "cx->key_buf.len = 0;\n%s(&cx->key_buf, &%s);\n", key_fn, kv);
-	pr(g->out, "%s = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->key_buf));\n", sk);
-	pr(g->out, "%s %s;\n", type_c(n->val), acc);
-	pr(g->out, "bool found%d = stoat_store_get(cx, %d, %s, &%s);\n", n->id, n->store, sk, old);
-	pr(g->out, "if (STOAT_UNLIKELY(cx->error))\n\t%s;\n", fail_stmt(g));
-	pr(g->out, "if (found%d && !%s(cx, %s, \"stored value\", &%s))\n\t%s;\n", n->id, dec_a, old, acc,
-	   fail_stmt(g));
-	char *newval = NULL;
+	emit_store_read(g, n, kv);
+	char *old = xasprintf("old%d", n->id), *nv = xasprintf("v%d", n->id);
+	const char *acc = xasprintf("%s.v", old);
+	pr(g->out, "%s %s;\n", type_c(n->val), nv);
 	switch (n->agg_kind) {
-	case AGG_COUNT:
-		pr(g->out, "if (!found%d)\n\t%s = 0;\n", n->id, acc);
-		newval = hoist(g, ty_i64, xasprintf("stoat_add_i64(cx, %s, 1)", acc), true);
+	case AGG_COUNT: {
+		char *t = hoist(g, ty_i64, xasprintf("stoat_add_i64(cx, %s.has ? %s : 0, 1)", old, acc), true);
+		pr(g->out, "%s = %s;\n", nv, t);
 		break;
+	}
 	case AGG_REDUCE: {
 		/* The first value of a key is its aggregate as it is. */
-		pr(g->out, "%s %s;\n", type_c(n->val), nv);
-		pr(g->out, "if (!found%d) {\n", n->id);
+		pr(g->out, "if (!%s.has) {\n", old);
 		pr(g->out, "\t%s = %s;\n", nv, vv);
 		pr(g->out, "} else {\n");
 		g->out->indent++;
@@ -927,38 +983,73 @@ static void emit_aggregate(Gen *g, IrNode *n, const char *k, const char *v)
 		pr(g->out, "%s = %s;\n", nv, x);
 		g->out->indent--;
 		pr(g->out, "}\n");
-		newval = nv;
 		break;
 	}
 	case AGG_AGGREGATE: {
+		/* A new key starts from the initial value (evaluated only then). */
+		char *cur = xasprintf("acc%d", n->id);
+		pr(g->out, "%s %s;\n", type_c(n->val), cur);
+		pr(g->out, "if (%s.has) {\n\t%s = %s;\n} else {\n", old, cur, acc);
+		g->out->indent++;
 		char *init = emit_as(g, n->init, n->val);
-		pr(g->out, "if (!found%d)\n\t%s = %s;\n", n->id, acc, init);
+		pr(g->out, "%s = %s;\n", cur, init);
+		g->out->indent--;
+		pr(g->out, "}\n");
 		Node *lam = n->lambda;
 		int np = node_list_len(lam->list);
 		for (Node *p = lam->list; p; p = p->next)
 			if (p->sym)
-				p->sym->cexpr = xstrdup(np == 3 ? (p->slot == 0 ? kv : p->slot == 1 ? vv : acc)
-				                                : (p->slot == 0 ? vv : acc));
-		newval = emit_as(g, lam->a, n->val);
+				p->sym->cexpr = xstrdup(np == 3 ? (p->slot == 0 ? kv : p->slot == 1 ? vv : cur)
+				                                : (p->slot == 0 ? vv : cur));
+		char *x = emit_as(g, lam->a, n->val);
+		pr(g->out, "%s = %s;\n", nv, x);
 		break;
 	}
 	}
-	if (strcmp(newval, nv) != 0)
-		pr(g->out, "%s %s = %s;\n", type_c(n->val), nv, newval);
-	pr(g->out, "stoat_str nb%d;\n", n->id);
-	pr(g->out, "if (!%s(cx, &cx->value_buf, &%s, &nb%d))\n\t%s;\n", enc_a, nv, n->id, fail_stmt(g));
-	pr(g->out, "stoat_store_put(cx, %d, %s, nb%d);\n", n->store, sk, n->id);
-	pr(g->out, "if (STOAT_UNLIKELY(cx->error))\n\t%s;\n", fail_stmt(g));
-	bool tail = g->tail;
-	g->tail = false; /* inside blocks: children may not skip the rest */
-	emit_children(g, n, kv, nv);
-	g->tail = tail;
+	emit_store_put(g, n, kv, nv);
 	g->out->indent--;
 	pr(g->out, "}\n");
 	if (guard) {
 		g->out->indent--;
 		pr(g->out, "}\n");
 	}
+}
+
+/*
+ * Emits what a table node's change (key k, old and new values old_v and
+ * new_v, C expressions of type V?) does in the downstream node n.
+ */
+static void emit_change_node(Gen *g, IrNode *n, const char *k, const char *old_v, const char *new_v)
+{
+	(void)old_v;
+	switch (n->kind) {
+	case IR_TO_STREAM:
+		/* The stream of the table's changes: each new value. */
+		op_comment(g, n, "to_stream");
+		emit_children(g, n, k, xasprintf("%s.v", new_v));
+		break;
+	default:
+		assert(!"unexpected node downstream of a table");
+	}
+}
+
+/* Like emit_children, for the nodes downstream of a table. */
+static void emit_change_children(Gen *g, IrNode *n, const char *k, const char *old_v, const char *new_v)
+{
+	bool tail = g->tail;
+	for (int i = 0; i < n->nchildren; i++) {
+		g->tail = tail && i == n->nchildren - 1;
+		if (n->nchildren > 1) {
+			pr(g->out, "{\n");
+			g->out->indent++;
+		}
+		emit_change_node(g, n->children[i], k, old_v, new_v);
+		if (n->nchildren > 1) {
+			g->out->indent--;
+			pr(g->out, "}\n");
+		}
+	}
+	g->tail = tail;
 }
 
 static void emit_node(Gen *g, IrNode *n, const char *k, const char *v)
@@ -1185,6 +1276,114 @@ static void emit_segment(Gen *g, IrNode *m, Printer *p)
 	if (body.buf)
 		pr_raw(p, body.buf, body.len);
 	pr(p, "\treturn true;\n}\n\n");
+}
+
+/*
+ * after_<store>: the store's downstream operators, run for each change of
+ * a key (its old and new values, has false for none).  The pipeline that
+ * wrote the store calls it directly when the store passes the update on at
+ * once; flush_<store> calls it for the updates the record cache held back.
+ * Returns false when the record failed (cx->error set), like a segment.
+ */
+static void emit_store_after(Gen *g, int si, Printer *p)
+{
+	Store *st = &g->topo->stores[si];
+	IrNode *n = st->node;
+	Printer body;
+	pr_init(&body);
+	body.indent = 1;
+	g->out = &body;
+	g->in_segment = true;
+	g->loop_depth = 0;
+	g->tail = true;
+	g->tmp = 0;
+	g->raw_key = g->raw_value = NULL;
+	g->source = NULL;
+	emit_change_children(g, n, "key", "old_v", "new_v");
+	const char *vt = type_c(ty_nullable(n->val));
+	pr(p, "/*\n * Store %s (%s:%d): what follows each change of a key.\n", st->name, n->span.file->path,
+	   n->span.line);
+	pr(p, " * Called by the pipeline when the store passes the update on at once,\n");
+	pr(p, " * else by flush_%s.  Returns false when the record failed.\n */\n", st->cname);
+	pr(p, "static bool after_%s(stoat_ctx *cx, %s key, %s old_v, %s new_v)\n{\n", st->cname, type_c(n->key), vt,
+	   vt);
+	const char *params[] = { "key", "old_v", "new_v" };
+	for (int i = 0; i < 3; i++)
+		if (!body.buf || !text_uses(body.buf, params[i]))
+			pr(p, "\t(void)%s;\n", params[i]);
+	if (body.buf)
+		pr_raw(p, body.buf, body.len);
+	pr(p, "\treturn true;\n}\n\n");
+	pr_free(&body);
+}
+
+/*
+ * flush_<store>: the updates the store's record cache held back, each
+ * decoded (key, old and new value) and passed to after_<store> as the
+ * pipeline would have; a failure goes to the error policy like a
+ * pipeline's, but the update is not counted as an input record.
+ */
+static void emit_store_flush(Gen *g, int si, Printer *p)
+{
+	Store *st = &g->topo->stores[si];
+	IrNode *n = st->node;
+	const char *kt = type_c(n->key), *vt = type_c(ty_nullable(n->val));
+	char *key_read = need(g, H_STORE_KEY_READ, n->key, FMT_JSON);
+	char *val_read = need(g, H_STORE_VALUE_READ, n->val, FMT_JSON);
+	pr(p, "/* Store %s: the updates its record cache held back, passed on to after_%s. */\n", st->name,
+	   st->cname);
+	pr(p, "static void flush_%s(stoat_ctx *cx, const stoat_store_update *u, size_t n)\n{\n", st->cname);
+	pr(p, "\tfor (size_t i = 0; i < n; i++) {\n");
+	p->indent = 2;
+	pr(p, "cx->msg = &u[i].record;\ncx->error = false;\n");
+	pr(p, "%s key;\n", kt);
+	pr(p, "%s old_v = { .has = false }, new_v = { .has = false };\n", vt);
+	pr(p, "if (!%s(cx, u[i].record.key, &key))\n\tgoto fail;\n", key_read);
+	pr(p, "if (u[i].old_value.ptr) {\n\told_v.has = true;\n");
+	pr(p, "\tif (!%s(cx, u[i].old_value, &old_v.v))\n\t\tgoto fail;\n}\n", val_read);
+	pr(p, "if (u[i].record.value.ptr) {\n\tnew_v.has = true;\n");
+	pr(p, "\tif (!%s(cx, u[i].record.value, &new_v.v))\n\t\tgoto fail;\n}\n", val_read);
+	pr(p, "if (!after_%s(cx, key, old_v, new_v))\n\tgoto fail;\n", st->cname);
+	pr(p, "continue;\n");
+	p->indent = 1;
+	pr(p, "fail:\n");
+	p->indent = 2;
+	pr(p, "if (!stoat_record_failed(cx))\n\treturn;\n");
+	p->indent = 0;
+	pr(p, "\t}\n}\n\n");
+}
+
+/* The C names of the stores: see Store.cname. */
+static void name_stores(Topology *t)
+{
+	for (int i = 0; i < t->nstores; i++) {
+		char *s = xstrdup(t->stores[i].name);
+		for (char *c = s; *c; c++)
+			if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'))
+				*c = '_';
+		/* "store-2" must not take the name of a table called store_2. */
+		for (int j = 0; j < t->nstores; j++)
+			if (j != i && strcmp(s, t->stores[i].name) != 0 && strcmp(s, t->stores[j].name) == 0) {
+				s = xasprintf("%s_%d", s, i);
+				break;
+			}
+		t->stores[i].cname = s;
+	}
+}
+
+/*
+ * Marks in stores[] the stores that n and what follows it in the same
+ * pipeline (through merges and store downstreams, up to sinks) write.
+ */
+static void collect_stores(IrNode *n, bool *seen, bool *stores)
+{
+	if (seen[n->id])
+		return;
+	seen[n->id] = true;
+	if (n->kind == IR_AGGREGATE)
+		stores[n->store] = true;
+	for (int i = 0; i < n->nchildren; i++)
+		collect_stores(n->children[i], seen, stores);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1483,6 +1682,225 @@ static void emit_store_key(Printer *p, Type *t)
 	pr(p, "}\n\n");
 }
 
+/* The scalar name in the runtime's stoat_val_* / stoat_key_* functions. */
+static const char *scalar_layout_name(Type *t)
+{
+	switch (t->kind) {
+	case TY_BOOL: return "bool";
+	case TY_I32: return "i32";
+	case TY_I64: case TY_TIMESTAMP: case TY_DURATION: return "i64";
+	case TY_F64: return "f64";
+	case TY_STRING: case TY_BYTES: return "str";
+	default: return NULL;
+	}
+}
+
+/* Statements reading the key-layout value of type t from r into lvalue x. */
+static void store_key_get_value(Printer *p, Type *t, const char *x)
+{
+	const char *s = scalar_layout_name(t);
+	if (t->kind == TY_STRING || t->kind == TY_BYTES)
+		pr(p, "if (!stoat_key_get_str(r, &cx->arena, &%s))\n\treturn false;\n", x);
+	else if (s)
+		pr(p, "if (!stoat_key_get_%s(r, &%s))\n\treturn false;\n", s, x);
+	else
+		pr(p, "if (!%s(cx, r, &%s))\n\treturn false;\n", helper_name(H_STORE_KEY_GET, t, FMT_JSON), x);
+}
+
+/*
+ * A store key decoder, the inverse of emit_store_key: flush functions get
+ * the keys of updates back as bytes and need the typed key.
+ */
+static void emit_store_key_get(Printer *p, Type *t)
+{
+	pr(p, "static bool %s(stoat_ctx *cx, stoat_val_reader *r, %s *out)\n{\n",
+	   helper_name(H_STORE_KEY_GET, t, FMT_JSON), type_c(t));
+	p->indent = 1;
+	switch (t->kind) {
+	case TY_NULLABLE:
+		pr(p, "memset(out, 0, sizeof *out);\n");
+		pr(p, "if (!stoat_key_get_presence(r, &out->has))\n\treturn false;\n");
+		pr(p, "if (!out->has)\n\treturn true;\n");
+		store_key_get_value(p, t->elem, "out->v");
+		break;
+	case TY_ARRAY:
+		pr(p, "stoat_vec vec = { NULL, 0, 0 };\n");
+		pr(p, "for (;;) {\n\tbool more;\n\tif (!stoat_key_get_array_next(r, &more))\n\t\treturn false;\n");
+		pr(p, "\tif (!more)\n\t\tbreak;\n");
+		pr(p, "\t%s *item = stoat_vec_push(&cx->arena, &vec, sizeof *item);\n", type_c(t->elem));
+		p->indent++;
+		store_key_get_value(p, t->elem, "item[0]");
+		p->indent--;
+		pr(p, "}\nout->items = vec.data;\nout->len = vec.len;\n");
+		break;
+	case TY_RECORD: {
+		bool uses_cx = false;
+		for (int f = 0; f < t->rec->nfields; f++) {
+			Type *ft = t->rec->fields[f].type;
+			uses_cx |= !type_is_scalar(ft) || ft->kind == TY_STRING || ft->kind == TY_BYTES;
+		}
+		if (!uses_cx)
+			pr(p, "(void)cx;\n");
+		if (t->rec->nfields == 0)
+			pr(p, "(void)r;\n(void)out;\n");
+		for (int f = 0; f < t->rec->nfields; f++)
+			store_key_get_value(p, t->rec->fields[f].type,
+			                    xasprintf("out->%s", c_field(t->rec->fields[f].name)));
+		break;
+	}
+	default:
+		break;
+	}
+	pr(p, "return true;\n");
+	p->indent = 0;
+	pr(p, "}\n\n");
+}
+
+/*
+ * Reads a whole store key of type t back (a flush function's update
+ * key); bytes that are not exactly one key are a per-record error.
+ */
+static void emit_store_key_read(Printer *p, Type *t)
+{
+	pr(p, "static bool %s(stoat_ctx *cx, stoat_str bytes, %s *out)\n{\n",
+	   helper_name(H_STORE_KEY_READ, t, FMT_JSON), type_c(t));
+	pr(p, "\tstoat_val_reader r = stoat_val_reader_of(bytes);\n");
+	const char *s = scalar_layout_name(t);
+	if (t->kind == TY_STRING || t->kind == TY_BYTES)
+		pr(p, "\tif (stoat_key_get_str(&r, &cx->arena, out) && stoat_val_end(&r))\n");
+	else if (s)
+		pr(p, "\tif (stoat_key_get_%s(&r, out) && stoat_val_end(&r))\n", s);
+	else
+		pr(p, "\tif (%s(cx, &r, out) && stoat_val_end(&r))\n", helper_name(H_STORE_KEY_GET, t, FMT_JSON));
+	pr(p, "\t\treturn true;\n");
+	pr(p, "\tstoat_error(cx, \"malformed store key (%%zu bytes) for the type %s\", bytes.len);\n", type_str(t));
+	pr(p, "\treturn false;\n}\n\n");
+}
+
+/* Appends the compact store value of the value at `x` (type t). */
+static void store_value_put_value(Printer *p, Type *t, const char *x)
+{
+	const char *s = scalar_layout_name(t);
+	if (s)
+		pr(p, "stoat_val_put_%s(b, %s);\n", s, x);
+	else
+		pr(p, "%s(b, &%s);\n", helper_name(H_STORE_VALUE_PUT, t, FMT_JSON), x);
+}
+
+/*
+ * A store value encoder: the runtime's compact primitives composed per
+ * type (nullables after a presence byte, arrays after their count, record
+ * fields in declaration order; a record without fields is one 0 byte).
+ */
+static void emit_store_value_put(Printer *p, Type *t)
+{
+	pr(p, "static void %s(stoat_buf *b, const %s *v)\n{\n", helper_name(H_STORE_VALUE_PUT, t, FMT_JSON), type_c(t));
+	p->indent = 1;
+	switch (t->kind) {
+	case TY_NULLABLE:
+		pr(p, "stoat_val_put_presence(b, v->has);\nif (v->has) {\n");
+		p->indent++;
+		store_value_put_value(p, t->elem, "v->v");
+		p->indent--;
+		pr(p, "}\n");
+		break;
+	case TY_ARRAY:
+		pr(p, "stoat_val_put_count(b, v->len);\nfor (size_t i = 0; i < v->len; i++) {\n");
+		p->indent++;
+		store_value_put_value(p, t->elem, "v->items[i]");
+		p->indent--;
+		pr(p, "}\n");
+		break;
+	case TY_RECORD:
+		for (int f = 0; f < t->rec->nfields; f++)
+			store_value_put_value(p, t->rec->fields[f].type,
+			                      xasprintf("v->%s", c_field(t->rec->fields[f].name)));
+		if (t->rec->nfields == 0)
+			pr(p, "(void)v;\nstoat_val_put_empty(b);\n");
+		break;
+	default:
+		store_value_put_value(p, t, "*v");
+	}
+	p->indent = 0;
+	pr(p, "}\n\n");
+}
+
+/* Statements reading the compact value of type t from r into lvalue x. */
+static void store_value_get_value(Printer *p, Type *t, const char *x)
+{
+	const char *s = scalar_layout_name(t);
+	if (s)
+		pr(p, "if (!stoat_val_get_%s(r, &%s))\n\treturn false;\n", s, x);
+	else
+		pr(p, "if (!%s(cx, r, &%s))\n\treturn false;\n", helper_name(H_STORE_VALUE_GET, t, FMT_JSON), x);
+}
+
+/* A store value decoder, the inverse of emit_store_value_put. */
+static void emit_store_value_get(Printer *p, Type *t)
+{
+	pr(p, "static bool %s(stoat_ctx *cx, stoat_val_reader *r, %s *out)\n{\n",
+	   helper_name(H_STORE_VALUE_GET, t, FMT_JSON), type_c(t));
+	p->indent = 1;
+	switch (t->kind) {
+	case TY_NULLABLE:
+		if (type_is_scalar(t->elem))
+			pr(p, "(void)cx;\n");
+		pr(p, "memset(out, 0, sizeof *out);\n");
+		pr(p, "if (!stoat_val_get_presence(r, &out->has))\n\treturn false;\n");
+		pr(p, "if (!out->has)\n\treturn true;\n");
+		store_value_get_value(p, t->elem, "out->v");
+		break;
+	case TY_ARRAY:
+		pr(p, "size_t n;\nif (!stoat_val_get_count(r, &n))\n\treturn false;\n");
+		pr(p, "%s *items = n ? stoat_arena_alloc(&cx->arena, n * sizeof *items) : NULL;\n", type_c(t->elem));
+		pr(p, "for (size_t i = 0; i < n; i++) {\n");
+		p->indent++;
+		store_value_get_value(p, t->elem, "items[i]");
+		p->indent--;
+		pr(p, "}\nout->items = items;\nout->len = n;\n");
+		break;
+	case TY_RECORD: {
+		bool uses_cx = false;
+		for (int f = 0; f < t->rec->nfields; f++)
+			uses_cx |= !type_is_scalar(t->rec->fields[f].type);
+		if (!uses_cx)
+			pr(p, "(void)cx;\n");
+		if (t->rec->nfields == 0) {
+			pr(p, "(void)out;\n");
+			pr(p, "if (!stoat_val_get_empty(r))\n\treturn false;\n");
+		}
+		for (int f = 0; f < t->rec->nfields; f++)
+			store_value_get_value(p, t->rec->fields[f].type,
+			                      xasprintf("out->%s", c_field(t->rec->fields[f].name)));
+		break;
+	}
+	default:
+		break;
+	}
+	pr(p, "return true;\n");
+	p->indent = 0;
+	pr(p, "}\n\n");
+}
+
+/*
+ * Reads a whole stored value of type t back; bytes that are not exactly
+ * one value (cut short, or left over) are a per-record error.
+ */
+static void emit_store_value_read(Printer *p, Type *t)
+{
+	pr(p, "static bool %s(stoat_ctx *cx, stoat_str bytes, %s *out)\n{\n",
+	   helper_name(H_STORE_VALUE_READ, t, FMT_JSON), type_c(t));
+	pr(p, "\tstoat_val_reader r = stoat_val_reader_of(bytes);\n");
+	const char *s = scalar_layout_name(t);
+	if (s)
+		pr(p, "\tif (stoat_val_get_%s(&r, out) && stoat_val_end(&r))\n", s);
+	else
+		pr(p, "\tif (%s(cx, &r, out) && stoat_val_end(&r))\n", helper_name(H_STORE_VALUE_GET, t, FMT_JSON));
+	pr(p, "\t\treturn true;\n");
+	pr(p, "\tstoat_error(cx, \"malformed stored value (%%zu bytes) for the type %s\", bytes.len);\n", type_str(t));
+	pr(p, "\treturn false;\n}\n\n");
+}
+
 static void emit_helpers(Gen *g, Printer *p)
 {
 	if (g->nhelpers == 0)
@@ -1499,16 +1917,21 @@ static void emit_helpers(Gen *g, Printer *p)
 			pr(p, "static bool %s(stoat_ctx *cx, stoat_buf *b, const %s *v);\n",
 			   helper_name(h->kind, h->type, h->format), type_c(h->type));
 			any = true;
-		} else if (h->kind == H_STORE_KEY) {
+		} else if (h->kind == H_STORE_KEY || h->kind == H_STORE_VALUE_PUT) {
 			pr(p, "static void %s(stoat_buf *b, const %s *v);\n", helper_name(h->kind, h->type, h->format),
 			   type_c(h->type));
+			any = true;
+		} else if (h->kind == H_STORE_KEY_GET || h->kind == H_STORE_VALUE_GET) {
+			pr(p, "static bool %s(stoat_ctx *cx, stoat_val_reader *r, %s *out);\n",
+			   helper_name(h->kind, h->type, h->format), type_c(h->type));
 			any = true;
 		}
 	}
 	if (any)
 		pr(p, "\n");
 	static const HelperKind order[] = { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET,
-		                            H_STORE_KEY };
+		                            H_STORE_KEY, H_STORE_KEY_GET, H_STORE_KEY_READ, H_STORE_VALUE_PUT,
+		                            H_STORE_VALUE_GET, H_STORE_VALUE_READ };
 	for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
 		for (int i = 0; i < g->nhelpers; i++) {
 			Helper *h = &g->helpers[i];
@@ -1522,6 +1945,11 @@ static void emit_helpers(Gen *g, Printer *p)
 			case H_INDEX: emit_index(p, h->type); break;
 			case H_GET: emit_get(p, h->type); break;
 			case H_STORE_KEY: emit_store_key(p, h->type); break;
+			case H_STORE_KEY_GET: emit_store_key_get(p, h->type); break;
+			case H_STORE_KEY_READ: emit_store_key_read(p, h->type); break;
+			case H_STORE_VALUE_PUT: emit_store_value_put(p, h->type); break;
+			case H_STORE_VALUE_GET: emit_store_value_get(p, h->type); break;
+			case H_STORE_VALUE_READ: emit_store_value_read(p, h->type); break;
 			}
 		}
 }
@@ -1593,6 +2021,7 @@ char *codegen(Program *prog, const CodegenOptions *opts)
 	Gen gen = { .prog = prog, .topo = &prog->topo, .opts = opts };
 	Gen *g = &gen;
 	Topology *t = g->topo;
+	name_stores(t);
 
 	/* Pipelines and segments first: they tell which helpers are needed. */
 	Printer code;
@@ -1608,6 +2037,16 @@ char *codegen(Program *prog, const CodegenOptions *opts)
 	pr(&code, "/* ---- Pipelines --------------------------------------------------------- */\n\n");
 	for (int i = 0; i < t->nsources; i++)
 		emit_pipeline(g, t->sources[i], &code);
+	bool any_downstream = false;
+	for (int i = 0; i < t->nstores; i++)
+		any_downstream |= t->stores[i].node->nchildren > 0;
+	if (any_downstream)
+		pr(&code, "/* ---- Table updates ------------------------------------------------------ */\n\n");
+	for (int i = 0; i < t->nstores; i++)
+		if (t->stores[i].node->nchildren > 0) {
+			emit_store_after(g, i, &code);
+			emit_store_flush(g, i, &code);
+		}
 
 	Printer p;
 	pr_init(&p);
@@ -1651,6 +2090,16 @@ char *codegen(Program *prog, const CodegenOptions *opts)
 				   type_c(t->nodes[i]->key), type_c(t->nodes[i]->val));
 		pr(&p, "\n");
 	}
+	if (any_downstream) {
+		/* Pipelines, and the downstreams of other stores, call these. */
+		for (int i = 0; i < t->nstores; i++) {
+			IrNode *n = t->stores[i].node;
+			if (n->nchildren > 0)
+				pr(&p, "static bool after_%s(stoat_ctx *cx, %s key, %s old_v, %s new_v);\n", t->stores[i].cname,
+				   type_c(n->key), type_c(ty_nullable(n->val)), type_c(ty_nullable(n->val)));
+		}
+		pr(&p, "\n");
+	}
 	emit_helpers(g, &p);
 	pr_raw(&p, code.buf, code.len);
 
@@ -1667,10 +2116,42 @@ char *codegen(Program *prog, const CodegenOptions *opts)
 	}
 	if (t->nstores) {
 		pr(&p, "static const stoat_store_desc app_stores[] = {\n");
-		for (int i = 0; i < t->nstores; i++)
-			pr(&p, "\t{ .name = %s }, /* %d */\n", c_string(t->stores[i].name, strlen(t->stores[i].name)), i);
+		for (int i = 0; i < t->nstores; i++) {
+			Store *st = &t->stores[i];
+			pr(&p, "\t{ .name = %s", c_string(st->name, strlen(st->name)));
+			if (st->node->nchildren > 0)
+				pr(&p, ", .flush = flush_%s", st->cname);
+			if (st->in_memory)
+				pr(&p, ", .in_memory = true");
+			pr(&p, " }, /* %d */\n", i);
+		}
 		pr(&p, "};\n\n");
 	}
+	/* Per source, the stores its pipeline writes (restored with its partitions). */
+	int *source_stores = xcalloc((size_t)(t->nsources ? t->nsources : 1), sizeof *source_stores);
+	for (int i = 0; i < t->nsources && t->nstores; i++) {
+		bool *seen = xcalloc((size_t)t->nnodes, sizeof *seen);
+		bool *stores = xcalloc((size_t)t->nstores, sizeof *stores);
+		collect_stores(t->sources[i], seen, stores);
+		int count = 0;
+		for (int j = 0; j < t->nstores; j++)
+			count += stores[j];
+		source_stores[i] = count;
+		if (count) {
+			pr(&p, "static const int app_stores_of_%s[] = {", t->sources[i]->name);
+			for (int j = 0, k = 0; j < t->nstores; j++)
+				if (stores[j])
+					pr(&p, "%s %d", k++ ? "," : "", j);
+			pr(&p, " };\n");
+		}
+		xfree(seen);
+		xfree(stores);
+	}
+	for (int i = 0; i < t->nsources; i++)
+		if (source_stores[i]) {
+			pr(&p, "\n");
+			break;
+		}
 	pr(&p, "static const stoat_source app_sources[] = {\n");
 	for (int i = 0; i < t->nsources; i++) {
 		IrNode *s = t->sources[i];
@@ -1682,7 +2163,10 @@ char *codegen(Program *prog, const CodegenOptions *opts)
 		pr(&p, "\t\t.on_error = %s,\n", policy_enum(s->policy));
 		if (s->dlq_topic)
 			pr(&p, "\t\t.dlq_topic = %s,\n", c_string(s->dlq_topic, strlen(s->dlq_topic)));
-		pr(&p, "\t\t.pipeline = pipeline_%s,\n\t},\n", s->name);
+		pr(&p, "\t\t.pipeline = pipeline_%s,\n", s->name);
+		if (source_stores[i])
+			pr(&p, "\t\t.stores = app_stores_of_%s,\n\t\t.store_count = %d,\n", s->name, source_stores[i]);
+		pr(&p, "\t},\n");
 	}
 	pr(&p, "};\n\n");
 	pr(&p, "static const stoat_app app = {\n");

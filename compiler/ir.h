@@ -10,6 +10,7 @@
 #ifndef STOAT_IR_H
 #define STOAT_IR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ast.h"
@@ -73,7 +74,9 @@ enum { AGG_COUNT, AGG_REDUCE, AGG_AGGREGATE };
 /* A state store: one per aggregation, named after its table. */
 typedef struct Store {
 	char *name;
-	IrNode *node;
+	IrNode *node;      /* the node that writes it: its children are the store's downstream */
+	char *cname;       /* C identifier in generated names (after_<cname>), set by codegen */
+	bool in_memory;    /* placed in memory (table name in memory = ...) rather than RocksDB */
 } Store;
 
 typedef struct Topology {

@@ -230,7 +230,7 @@ static bool generated_c_name(const char *name)
 {
 	static const char *prefixes[] = {
 		"stoat_", "pipeline_", "segment_", "json_read_", "json_write_", "decode_",
-		"encode_", "index_", "get_", "app_",
+		"encode_", "index_", "get_", "app_", "store_", "after_", "flush_",
 	};
 	if (strcmp(name, "main") == 0 || strcmp(name, "app") == 0)
 		return true;
@@ -1472,6 +1472,23 @@ static IrNode *follow(IrNode *parent, IrKind kind, Span span)
 }
 
 /*
+ * Gives node n (an aggregation, or a table that keeps its values) a state
+ * store, named after the table being bound (table name = ...) or store-N.
+ */
+static void add_store(IrNode *n)
+{
+	const char *name = binding_name;
+	char auto_name[32];
+	if (!name) {
+		snprintf(auto_name, sizeof auto_name, "store-%d", topo->nstores + 1);
+		name = auto_name;
+	}
+	n->store = topo->nstores;
+	topo->stores = xrealloc(topo->stores, sizeof *topo->stores * (size_t)(topo->nstores + 1));
+	topo->stores[topo->nstores++] = (Store){ .name = xstrdup(name), .node = n };
+}
+
+/*
  * group_by_key(), group_by(f), count(), reduce(f), aggregate(init, f),
  * to_stream(): grouping makes a grouped stream, which only an aggregation
  * may follow; an aggregation makes a table (a store, updated per record),
@@ -1544,15 +1561,7 @@ static IrNode *check_grouping(IrNode *parent, Node *step, const char *op, int na
 	ir_link(parent, n);
 	n->key = type_strip(parent->key); /* null keys never reach a table */
 	n->table = true;
-	const char *name = binding_name;
-	char auto_name[32];
-	if (!name) {
-		snprintf(auto_name, sizeof auto_name, "store-%d", topo->nstores + 1);
-		name = auto_name;
-	}
-	n->store = topo->nstores;
-	topo->stores = xrealloc(topo->stores, sizeof *topo->stores * (size_t)(topo->nstores + 1));
-	topo->stores[topo->nstores++] = (Store){ xstrdup(name), n };
+	add_store(n);
 	Type *v = type_strip(parent->val);
 	if (strcmp(op, "count") == 0) {
 		n->agg_kind = AGG_COUNT;

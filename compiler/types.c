@@ -324,9 +324,17 @@ static const char *c_safe_type_name(const char *name)
 {
 	static const char *locals[] = { "cx", "m", "msgs", "n", "i", "j", "b", "v", "out", "first", "name",
 	                                "seen", "vec", "item", "bytes", "what", "zero", "a", "r", "key_bytes",
-	                                "value_bytes", "raw_key", "raw_value" };
+	                                "value_bytes", "raw_key", "raw_value", "str", "key", "old_v", "new_v" };
 	for (size_t i = 0; i < sizeof locals / sizeof locals[0]; i++)
 		if (strcmp(name, locals[i]) == 0)
+			return xasprintf("%s_", name);
+	/*
+	 * Helper names append a type's name to a prefix (store_key_<T>,
+	 * store_key_get_<T>), and after_<store> and flush_<store> are functions.
+	 */
+	static const char *prefixes[] = { "put_", "read_", "store_", "after_", "flush_" };
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
 			return xasprintf("%s_", name);
 	if (strchr("tkvi", name[0]) && name[1]) {
 		const char *p = name + 1;

@@ -489,6 +489,309 @@ static inline void stoat_key_put_presence(stoat_buf *b, bool has)
 }
 
 /* ------------------------------------------------------------------ */
+/* Store value layout, and reading stored keys and values back         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Store value layout: compact rather than ordered (values are never
+ * compared or scanned).  i32, i64, timestamp and duration are zigzag
+ * varints (LEB128 of (v << 1) ^ (v >> 63)), so small magnitudes of either
+ * sign take one byte; f64 is its 8 IEEE 754 bytes, little-endian; bool one
+ * byte, 0 or 1; strings and bytes a varint length, then the bytes; a
+ * nullable value a presence byte (0 null, 1 present), then the value; an
+ * array a varint count, then the elements; a record its fields in
+ * declaration order, without names or tags (a record without fields is
+ * one 0 byte, so that every value takes at least one byte).  Generated
+ * store_value_put_<type> functions compose these.  The bytes carry no type
+ * information: only a program with the same types reads them back.
+ */
+static inline void stoat_val_put_varint(stoat_buf *b, uint64_t u)
+{
+	char bytes[10];
+	size_t n = 0;
+	while (u >= 0x80) {
+		bytes[n++] = (char)(u | 0x80);
+		u >>= 7;
+	}
+	bytes[n++] = (char)u;
+	stoat_buf_put(b, bytes, n);
+}
+
+static inline void stoat_val_put_i64(stoat_buf *b, int64_t v)
+{
+	uint64_t sign = v < 0 ? UINT64_MAX : 0;
+	stoat_val_put_varint(b, ((uint64_t)v << 1) ^ sign);
+}
+
+static inline void stoat_val_put_i32(stoat_buf *b, int32_t v)
+{
+	stoat_val_put_i64(b, v);
+}
+
+static inline void stoat_val_put_f64(stoat_buf *b, double v)
+{
+	uint64_t u;
+	memcpy(&u, &v, sizeof u);
+	char bytes[8];
+	for (int i = 0; i < 8; i++)
+		bytes[i] = (char)(u >> (8 * i));
+	stoat_buf_put(b, bytes, 8);
+}
+
+static inline void stoat_val_put_bool(stoat_buf *b, bool v)
+{
+	stoat_buf_putc(b, v ? 1 : 0);
+}
+
+static inline void stoat_val_put_str(stoat_buf *b, stoat_str s)
+{
+	stoat_val_put_varint(b, s.len);
+	stoat_buf_put(b, s.ptr, s.len);
+}
+
+/* 0 for null, 1 before a present value. */
+static inline void stoat_val_put_presence(stoat_buf *b, bool has)
+{
+	stoat_buf_putc(b, has ? 1 : 0);
+}
+
+/* The number of elements of an array, before them. */
+static inline void stoat_val_put_count(stoat_buf *b, size_t n)
+{
+	stoat_val_put_varint(b, n);
+}
+
+/* A record without fields: one 0 byte. */
+static inline void stoat_val_put_empty(stoat_buf *b)
+{
+	stoat_buf_putc(b, 0);
+}
+
+/*
+ * A cursor over stored bytes: a store value (stoat_val_get_*) or a store
+ * key (stoat_key_get_*).  Every getter returns false, without recording
+ * an error, when the bytes are cut short or cannot have been written by
+ * the matching put; the generated reader reports it.  Strings and bytes
+ * are slices of the input, not copies (except keys with escaped 00 bytes,
+ * decoded into the arena).
+ */
+typedef struct stoat_val_reader {
+	const char *p;
+	const char *end;
+} stoat_val_reader;
+
+static inline stoat_val_reader stoat_val_reader_of(stoat_str s)
+{
+	stoat_val_reader r = { s.ptr, s.ptr ? s.ptr + s.len : s.ptr };
+	return r;
+}
+
+/* True when every byte was read: a whole value, nothing after it. */
+static inline bool stoat_val_end(const stoat_val_reader *r)
+{
+	return r->p == r->end;
+}
+
+static inline bool stoat_val_get_varint(stoat_val_reader *r, uint64_t *out)
+{
+	uint64_t u = 0;
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (r->p == r->end)
+			return false;
+		unsigned char c = (unsigned char)*r->p++;
+		if (shift == 63 && c > 1)
+			return false; /* more than 64 bits */
+		u |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*out = u;
+			return true;
+		}
+	}
+	return false;
+}
+
+static inline bool stoat_val_get_i64(stoat_val_reader *r, int64_t *out)
+{
+	uint64_t u;
+	if (!stoat_val_get_varint(r, &u))
+		return false;
+	*out = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+	return true;
+}
+
+static inline bool stoat_val_get_i32(stoat_val_reader *r, int32_t *out)
+{
+	int64_t v;
+	if (!stoat_val_get_i64(r, &v) || v < INT32_MIN || v > INT32_MAX)
+		return false;
+	*out = (int32_t)v;
+	return true;
+}
+
+static inline bool stoat_val_get_f64(stoat_val_reader *r, double *out)
+{
+	if (r->end - r->p < 8)
+		return false;
+	uint64_t u = 0;
+	for (int i = 0; i < 8; i++)
+		u |= (uint64_t)(unsigned char)r->p[i] << (8 * i);
+	r->p += 8;
+	memcpy(out, &u, sizeof u);
+	return true;
+}
+
+/* A byte that must be 0 or 1 (bools, presence bytes). */
+static inline bool stoat_val_get_bit(stoat_val_reader *r, bool *out)
+{
+	if (r->p == r->end || (unsigned char)*r->p > 1)
+		return false;
+	*out = *r->p++ == 1;
+	return true;
+}
+
+static inline bool stoat_val_get_bool(stoat_val_reader *r, bool *out)
+{
+	return stoat_val_get_bit(r, out);
+}
+
+static inline bool stoat_val_get_presence(stoat_val_reader *r, bool *has)
+{
+	return stoat_val_get_bit(r, has);
+}
+
+static inline bool stoat_val_get_str(stoat_val_reader *r, stoat_str *out)
+{
+	uint64_t n;
+	if (!stoat_val_get_varint(r, &n) || n > (uint64_t)(r->end - r->p))
+		return false;
+	out->ptr = r->p;
+	out->len = (size_t)n;
+	r->p += n;
+	return true;
+}
+
+static inline bool stoat_val_get_empty(stoat_val_reader *r)
+{
+	bool one;
+	return stoat_val_get_bit(r, &one) && !one;
+}
+
+/* An array's element count; never more than the bytes left, since every
+ * element takes at least one. */
+static inline bool stoat_val_get_count(stoat_val_reader *r, size_t *out)
+{
+	uint64_t n;
+	if (!stoat_val_get_varint(r, &n) || n > (uint64_t)(r->end - r->p))
+		return false;
+	*out = (size_t)n;
+	return true;
+}
+
+/*
+ * Inverses of the store key layout (stoat_key_put_*), for code that gets
+ * a store's keys back as bytes (a store's flush function, range scans).
+ */
+static inline bool stoat_key_get_u64_be(stoat_val_reader *r, uint64_t *out)
+{
+	if (r->end - r->p < 8)
+		return false;
+	uint64_t u = 0;
+	for (int i = 0; i < 8; i++)
+		u = u << 8 | (unsigned char)r->p[i];
+	r->p += 8;
+	*out = u;
+	return true;
+}
+
+static inline bool stoat_key_get_i64(stoat_val_reader *r, int64_t *out)
+{
+	uint64_t u;
+	if (!stoat_key_get_u64_be(r, &u))
+		return false;
+	u ^= (uint64_t)1 << 63;
+	memcpy(out, &u, sizeof u);
+	return true;
+}
+
+static inline bool stoat_key_get_i32(stoat_val_reader *r, int32_t *out)
+{
+	if (r->end - r->p < 4)
+		return false;
+	const unsigned char *p = (const unsigned char *)r->p;
+	uint32_t u = ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]) ^ ((uint32_t)1 << 31);
+	r->p += 4;
+	memcpy(out, &u, sizeof u);
+	return true;
+}
+
+static inline bool stoat_key_get_f64(stoat_val_reader *r, double *out)
+{
+	uint64_t u;
+	if (!stoat_key_get_u64_be(r, &u))
+		return false;
+	u = (u >> 63) ? u ^ ((uint64_t)1 << 63) : ~u;
+	memcpy(out, &u, sizeof u);
+	return true;
+}
+
+static inline bool stoat_key_get_bool(stoat_val_reader *r, bool *out)
+{
+	return stoat_val_get_bit(r, out);
+}
+
+static inline bool stoat_key_get_presence(stoat_val_reader *r, bool *has)
+{
+	return stoat_val_get_bit(r, has);
+}
+
+/* Before each array element 01 (*more true), after the last 00. */
+static inline bool stoat_key_get_array_next(stoat_val_reader *r, bool *more)
+{
+	return stoat_val_get_bit(r, more);
+}
+
+/*
+ * A string or bytes up to its 00 01 terminator.  Without escaped 00 bytes
+ * (00 FF) the result is a slice of the key; with them it is unescaped into
+ * the arena.
+ */
+static inline bool stoat_key_get_str(stoat_val_reader *r, stoat_arena *a, stoat_str *out)
+{
+	size_t escapes = 0;
+	const char *q = r->p;
+	for (;;) {
+		if (q == r->end)
+			return false;
+		if (*q++ != 0)
+			continue;
+		if (q == r->end)
+			return false;
+		if (*q == 1)
+			break;
+		if ((unsigned char)*q != 0xff)
+			return false;
+		escapes++;
+		q++;
+	}
+	size_t len = (size_t)(q - 1 - r->p) - escapes;
+	if (escapes == 0) {
+		out->ptr = r->p;
+	} else {
+		char *s = stoat_arena_alloc(a, len);
+		size_t n = 0;
+		for (const char *s_in = r->p; n < len; s_in++) {
+			s[n++] = *s_in;
+			if (*s_in == 0)
+				s_in++; /* the FF after an escaped 00 */
+		}
+		out->ptr = s;
+	}
+	out->len = len;
+	r->p = q + 1;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
 /* Decoding helpers for generated serdes                               */
 /* ------------------------------------------------------------------ */
 
