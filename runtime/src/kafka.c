@@ -1219,6 +1219,27 @@ static bool create_internal_topics(stoat_kafka *k)
 	if (ev)
 		rd_kafka_event_destroy(ev);
 	rd_kafka_queue_destroy(q);
+	/*
+	 * The brokers learn of new topics a little after the creation
+	 * returns; subscribing before they do would leave the repartition
+	 * topics unassigned until the next metadata refresh.
+	 */
+	for (int64_t deadline = now_ms() + 30000; ok && !stop_requested && now_ms() < deadline;) {
+		const struct rd_kafka_metadata *md = NULL;
+		size_t visible = 0;
+		if (rd_kafka_metadata(k->producer, 1, NULL, &md, 5000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+			for (size_t j = 0; j < n; j++)
+				for (int t = 0; t < md->topic_cnt; t++)
+					if (strcmp(md->topics[t].topic, names[j]) == 0 && !md->topics[t].err &&
+					    md->topics[t].partition_cnt > 0)
+						visible++;
+		}
+		if (md)
+			rd_kafka_metadata_destroy(md);
+		if (visible == n)
+			break;
+		usleep(100 * 1000);
+	}
 	rd_kafka_NewTopic_destroy_array(nts, n);
 	free(nts);
 	free(counts);
