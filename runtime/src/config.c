@@ -157,6 +157,12 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 			fprintf(stderr, "%s: error: %s: idle_exit must be a duration, not '%s'\n", prog, where, value);
 			return false;
 		}
+	} else if (strcmp(name, "repartition_purge_interval") == 0) {
+		if (!parse_duration_ms(value, &opt->purge_interval_ms)) {
+			fprintf(stderr, "%s: error: %s: repartition_purge_interval must be a duration (30s; 0: never), not '%s'\n",
+				prog, where, value);
+			return false;
+		}
 	} else if (strcmp(name, "state_dir") == 0) {
 		free((char *)opt->state_dir);
 		opt->state_dir = cfg_strdup(value, strlen(value));
@@ -179,7 +185,7 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 		fprintf(stderr,
 			"%s: error: %s: unknown setting '%s' (settings: bootstrap_servers, guarantee, "
 			"commit_interval, instance_id, static_membership, on_error, batch_size, idle_exit, "
-			"state_dir, state_memory, cache_max_bytes; "
+			"state_dir, state_memory, cache_max_bytes, repartition_purge_interval; "
 			"librdkafka properties "
 			"go under kafka:, consumer: or producer:)\n",
 			prog, where, name);
@@ -297,6 +303,7 @@ static bool read_environment(stoat_kafka_options *opt, const char *prog)
 		{ "STOAT_STATE_DIR", "state_dir" },
 		{ "STOAT_STATE_MEMORY", "state_memory" },
 		{ "STOAT_CACHE_MAX_BYTES", "cache_max_bytes" },
+		{ "STOAT_REPARTITION_PURGE_INTERVAL", "repartition_purge_interval" },
 	};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
 		const char *v = getenv(vars[i].env);
@@ -334,6 +341,7 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 	opt->batch_max = 1000;
 	opt->memory_budget = stoat_rocks_memory_budget("default");
 	opt->cache_max_bytes = STOAT_CACHE_DEFAULT_BYTES;
+	opt->purge_interval_ms = 30000; /* Kafka Streams' repartition.purge.interval.ms */
 	*rest = calloc((size_t)argc + 1, sizeof **rest);
 	*rest_count = 0;
 
@@ -354,6 +362,7 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 		{ "--batch", "batch_size" }, { "--idle-exit", "idle_exit" },
 		{ "--state-dir", "state_dir" }, { "--state-memory", "state_memory" },
 		{ "--cache-max-bytes", "cache_max_bytes" },
+		{ "--repartition-purge-interval", "repartition_purge_interval" },
 	};
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];

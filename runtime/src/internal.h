@@ -142,6 +142,7 @@ typedef struct stoat_kafka_options {
 	const char *dlq_override;
 	size_t batch_max;
 	int64_t idle_exit_ms;          /* run: exit after this long with no input (0: never) */
+	int64_t purge_interval_ms;     /* delete consumed repartition records this often (0: never) */
 	bool static_membership;        /* group.instance.id = instance_id (KIP-345) */
 	const char *state_dir;         /* NULL: /tmp/stoat; stores in <dir>/<app_id>/<instance> */
 	size_t memory_budget;          /* RocksDB, for all stores (preset "default") */

@@ -76,6 +76,9 @@ struct stoat_kafka {
 	stoat_state *state;                  /* the app's stores (NULL: none) */
 	rd_kafka_topic_t **changelog_topics; /* per store */
 	rd_kafka_t *restorer;                /* reads changelogs on assignment */
+	rd_kafka_queue_t *purge_results;     /* answers to DeleteRecords */
+	int64_t last_purge_ms;
+	int purges_in_flight;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -509,6 +512,49 @@ static bool commit(stoat_kafka *k)
 			return !k->fatal;
 		}
 		sleep(1);
+	}
+}
+
+/*
+ * Deletes repartition records that are consumed and committed (Admin
+ * DeleteRecords up to each internal partition's committed offset), every
+ * purge interval, as Kafka Streams does: repartition topics keep records
+ * forever otherwise (retention -1).  Asynchronous; failures are warnings.
+ */
+static void purge_repartition_topics(stoat_kafka *k)
+{
+	int64_t now = now_ms();
+	if (k->opt->purge_interval_ms <= 0 || now - k->last_purge_ms < k->opt->purge_interval_ms ||
+	    k->purges_in_flight > 0)
+		return;
+	k->last_purge_ms = now;
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(4);
+	for (size_t i = 0; i < k->part_count; i++) {
+		kafka_partition *p = &k->parts[i];
+		if (p->assigned && p->source != SIZE_MAX && k->app->sources[p->source].internal && p->committed > 0)
+			rd_kafka_topic_partition_list_add(l, p->topic, p->partition)->offset = p->committed;
+	}
+	if (l->cnt > 0) {
+		if (!k->purge_results)
+			k->purge_results = rd_kafka_queue_new(k->producer);
+		rd_kafka_DeleteRecords_t *del = rd_kafka_DeleteRecords_new(l);
+		rd_kafka_DeleteRecords(k->producer, &del, 1, NULL, k->purge_results);
+		rd_kafka_DeleteRecords_destroy(del);
+		k->purges_in_flight++;
+	}
+	rd_kafka_topic_partition_list_destroy(l);
+}
+
+/* Collects DeleteRecords answers without waiting (timeout_ms 0). */
+static void purge_poll(stoat_kafka *k, int timeout_ms)
+{
+	rd_kafka_event_t *ev;
+	while (k->purge_results && k->purges_in_flight > 0 &&
+	       (ev = rd_kafka_queue_poll(k->purge_results, timeout_ms)) != NULL) {
+		k->purges_in_flight--;
+		if (rd_kafka_event_error(ev))
+			logf_(k, "warning: cannot delete consumed repartition records: %s", rd_kafka_event_error_string(ev));
+		rd_kafka_event_destroy(ev);
 	}
 }
 
@@ -1229,10 +1275,20 @@ static bool create_internal_topics(stoat_kafka *k)
 		size_t visible = 0;
 		if (rd_kafka_metadata(k->producer, 1, NULL, &md, 5000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
 			for (size_t j = 0; j < n; j++)
-				for (int t = 0; t < md->topic_cnt; t++)
-					if (strcmp(md->topics[t].topic, names[j]) == 0 && !md->topics[t].err &&
-					    md->topics[t].partition_cnt > 0)
-						visible++;
+				for (int t = 0; t < md->topic_cnt; t++) {
+					if (strcmp(md->topics[t].topic, names[j]) != 0 || md->topics[t].err ||
+					    md->topics[t].partition_cnt == 0)
+						continue;
+					visible++;
+					/* An existing topic made for another partition count would
+					 * split keys (repartition) or lose state (changelog). */
+					if (md->topics[t].partition_cnt != counts[j]) {
+						logf_(k, "error: internal topic %s has %d partitions, but the application needs "
+							 "%d (its source topics changed?); delete it, or reset the application",
+						      names[j], md->topics[t].partition_cnt, counts[j]);
+						ok = false;
+					}
+				}
 		}
 		if (md)
 			rd_kafka_metadata_destroy(md);
@@ -1540,6 +1596,8 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 			if (!commit(k))
 				break;
 		}
+		purge_poll(k, 0);
+		purge_repartition_topics(k);
 		if (opt->idle_exit_ms > 0 && now - k->last_input_ms >= opt->idle_exit_ms && !k->dirty && !k->in_txn) {
 			logf_(k, "no input for %" PRId64 " ms: stopping (--idle-exit)", opt->idle_exit_ms);
 			break;
@@ -1575,6 +1633,10 @@ out:
 		k->failed = k->failed || k->fatal || status != STOAT_EXIT_OK;
 		rd_kafka_consumer_close(k->consumer);
 		rd_kafka_destroy(k->consumer);
+	}
+	if (k->purge_results) {
+		purge_poll(k, 2000);
+		rd_kafka_queue_destroy(k->purge_results);
 	}
 	if (k->restorer) {
 		rd_kafka_consumer_close(k->restorer);
