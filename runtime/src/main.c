@@ -338,6 +338,19 @@ static void describe(FILE *f, const stoat_app *app)
 		fprintf(f, "  %-3zu topic %-24s key %-5s value %s\n", i, s->topic ? s->topic : "(per record)",
 			stoat_format_name(s->key_format), stoat_format_name(s->value_format));
 	}
+	if (app->store_count == 0)
+		return;
+	fprintf(f, "stores (%zu):\n", app->store_count);
+	for (size_t i = 0; i < app->store_count; i++) {
+		const stoat_store_desc *d = &app->stores[i];
+		fprintf(f, "  %-16s %-8s changelog %s-%s-changelog, fed by", d->name, d->in_memory ? "memory" : "rocksdb",
+			app->app_id, d->name);
+		for (size_t j = 0; j < app->source_count; j++)
+			for (size_t k = 0; k < app->sources[j].store_count; k++)
+				if (app->sources[j].stores[k] == (int)i)
+					fprintf(f, " %s", app->sources[j].name);
+		fputc('\n', f);
+	}
 }
 
 /* Entry point of every generated binary: dispatches on the command. */
