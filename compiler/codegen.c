@@ -1775,7 +1775,7 @@ static void emit_json_read(Printer *p, Type *t)
 	case TY_F64: pr(p, "\treturn stoat_json_f64(j, out);\n"); break;
 	case TY_STRING: case TY_BYTES: pr(p, "\treturn stoat_json_string(j, out);\n"); break;
 	case TY_NULLABLE:
-		pr(p, "\tif (stoat_json_null(j)) {\n\t\tout->has = false;\n\t\treturn true;\n\t}\n");
+		pr(p, "\tif (stoat_json_null(j)) {\n\t\tmemset(out, 0, sizeof *out); /* null */\n\t\treturn true;\n\t}\n");
 		pr(p, "\tout->has = true;\n\treturn %s(j, &out->v);\n", helper_name(H_JSON_READ, t->elem, FMT_JSON));
 		break;
 	case TY_ARRAY:
@@ -1920,7 +1920,7 @@ static void emit_decode(Printer *p, Type *t, Format f)
 	if (t->kind == TY_NULLABLE) {
 		if (f == FMT_TEXT || f == FMT_BYTES)
 			pr(p, "\t(void)what;\n");
-		pr(p, "\tif (!bytes.ptr) {\n\t\tout->has = false;\n\t\treturn true;\n\t}\n\tout->has = true;\n");
+		pr(p, "\tif (!bytes.ptr) {\n\t\tmemset(out, 0, sizeof *out); /* null */\n\t\treturn true;\n\t}\n\tout->has = true;\n");
 		dst = "&out->v";
 		lhs = "out->v";
 	} else {

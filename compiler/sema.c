@@ -1549,7 +1549,8 @@ static IrNode *check_regroup(IrNode *parent, Node *step, int nargs)
 static IrNode *check_to_table(IrNode *parent, Node *step, int nargs)
 {
 	if (parent->table || parent->grouped || parent->cogrouped) {
-		error_hint(step->name_span, parent->table ? "it is a table already" : NULL,
+		error_hint(step->name_span,
+		           parent->table ? "it is a table already" : "aggregate it first: count(), reduce(...) or aggregate(...)",
 		           "to_table needs a stream, and this is a %s", node_what(parent));
 		return NULL;
 	}
