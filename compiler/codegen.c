@@ -1290,15 +1290,43 @@ static void emit_table_filter(Gen *g, IrNode *n, const char *k, const char *old_
 	pr(g->out, "}\n");
 }
 
-/* map_values on a table: the old and the new value each mapped. */
+/*
+ * Does what follows table node n look at the old values of its changes?
+ * A filter does (to tell whether a key it drops had passed before), and a
+ * table's group_by (to take the old value out of its group); to_stream
+ * does not; map_values does if what follows it does.
+ */
+static bool needs_old(IrNode *n)
+{
+	for (int i = 0; i < n->nchildren; i++) {
+		IrNode *c = n->children[i];
+		if (c->kind == IR_FILTER || c->kind == IR_FILTER_NOT || c->kind == IR_REGROUP)
+			return true;
+		if (c->kind == IR_MAP_VALUES && needs_old(c))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * map_values on a table: the new value mapped, and the old one too when
+ * something downstream looks at it (Kafka Streams computes old values
+ * only when they are asked for, too).
+ */
 static void emit_table_map_values(Gen *g, IrNode *n, const char *k, const char *old_v, const char *new_v)
 {
-	op_comment(g, n, "map_values (table): the old and the new value");
+	bool old = needs_old(n);
+	op_comment(g, n, old ? "map_values (table): the old and the new value" : "map_values (table): the new value");
 	const char *ot = type_c(ty_nullable(n->val));
 	char *o = xasprintf("old%d", n->id), *nw = xasprintf("new%d", n->id);
-	pr(g->out, "%s %s = { .has = false }, %s = { .has = false };\n", ot, o, nw);
+	if (old)
+		pr(g->out, "%s %s = { .has = false }, %s = { .has = false };\n", ot, o, nw);
+	else
+		pr(g->out, "%s %s = { .has = false };\n", ot, nw);
 	const char *ins[2] = { old_v, new_v }, *outs[2] = { o, nw };
-	for (int i = 0; i < 2; i++) {
+	if (!old)
+		o = xasprintf("((%s){ .has = false })", ot);
+	for (int i = old ? 0 : 1; i < 2; i++) {
 		pr(g->out, "if (%s.has) {\n", ins[i]);
 		g->out->indent++;
 		bind_lambda(n->lambda, k, xasprintf("%s.v", ins[i]));
