@@ -2418,6 +2418,9 @@ static void describe_node(Printer *p, Topology *t, IrNode *n, IrNode *from, int 
 	case IR_MERGE:
 		pr(p, "merge -> segment_%d", n->id);
 		break;
+	case IR_GROUP:
+		pr(p, "group%s", n->group_table ? " (table)" : "");
+		break;
 	default:
 		pr(p, "%s%s", n->table && n->kind != IR_AGGREGATE && n->kind != IR_TO_TABLE ? "table " : "",
 		   ir_kind_name(n->kind));

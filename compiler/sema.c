@@ -1675,7 +1675,7 @@ static IrNode *check_aggregation(IrNode *parent, Node *step, const char *op, int
 			           is_reduce ? "write reduce((acc, v) => ...)" : "write aggregate(initial, (v, acc) => ...)",
 			           "a subtractor is only for grouped tables, and this is a grouped stream");
 		else if (table_side && nargs == want - 1)
-			error_hint(step->span,
+			error_hint(step->name_span,
 			           is_reduce ? "write reduce((acc, v) => add, (acc, v) => subtract): a change takes the old value out of its group and adds the new one"
 			                     : "write aggregate(initial, (v, acc) => add, (v, acc) => subtract): a change takes the old value out of its group and adds the new one",
 			           "%s on a grouped table needs a subtractor", op);
