@@ -581,6 +581,7 @@ expr_list
 args
 	: %empty { $$ = NULL; }
 	| expr_list
+	| expr_list ',' { $$ = $1; } /* a trailing comma, for arguments on several lines */
 	;
 
 record_inits
