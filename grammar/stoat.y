@@ -331,6 +331,14 @@ stream_def
 		$$->name_span = SPAN(@2);
 		$$->a = $4;
 	}
+	| STREAM IDENT IN IDENT '=' expr ';' {
+		error_hint(span_join(SPAN(@3), SPAN(@4)), "declare it as a table, or drop the placement",
+		           "a stream has no store to place");
+		$$ = mk(ps, N_STREAM_DEF, @$);
+		$$->name = $2;
+		$$->name_span = SPAN(@2);
+		$$->a = $6;
+	}
 	| TABLE IDENT placement '=' expr ';' {
 		$$ = mk(ps, N_STREAM_DEF, @$);
 		$$->name = $2;
