@@ -24,8 +24,9 @@ typedef enum NodeKind {
 	N_TYPE_DECL,    /* name; list: N_FIELD_DECL */
 	N_FIELD_DECL,   /* name: a (type expression) */
 	N_SOURCE,       /* stream name: a (key type or NULL) -> b (value type)
-	                   from str; fmt_key/fmt_value; policy */
-	N_STREAM_DEF,   /* stream name = a (ival 1: table name = a) */
+	                   from str; fmt_key/fmt_value; policy (ival 1: table
+	                   name [in place]: ...) */
+	N_STREAM_DEF,   /* stream name = a (ival 1: table name [in place] = a) */
 	N_EXTERN,       /* extern fn name(list: N_PARAM) -> a [from str] [as cname] */
 	N_PARAM,        /* name: a (type expression) */
 	N_STMT,         /* a; */
@@ -92,6 +93,7 @@ struct Node {
 	int op;           /* BinOp */
 	Node *fmt_key, *fmt_value; /* N_SOURCE, N_TO: N_FORMAT or NULL */
 	Node *policy;     /* N_SOURCE: on error <policy> (N_IDENT or N_STR) */
+	Node *place;      /* table N_SOURCE and N_STREAM_DEF: in <place> (N_IDENT) or NULL */
 	bool int_literal_overflow;
 
 	/* sema */

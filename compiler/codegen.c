@@ -32,7 +32,8 @@ typedef enum HelperKind {
 	H_STORE_KEY_READ,  /* store_key_read_T: a whole key, or an error */
 	H_STORE_VALUE_PUT, /* store_value_put_T: appends the compact value */
 	H_STORE_VALUE_GET, /* store_value_get_T: reads one back from a cursor */
-	H_STORE_VALUE_READ /* store_value_read_T: a whole value, or an error */
+	H_STORE_VALUE_READ, /* store_value_read_T: a whole value, or an error */
+	H_CHANGE_READ      /* change_read_T: a grouped table's repartitioned change */
 } HelperKind;
 
 typedef struct Helper {
@@ -60,6 +61,9 @@ typedef struct Gen {
 	int ntypes;
 	Type **deferred;     /* array elements still to define */
 	int ndeferred;
+	IrNode *from;        /* the node whose children are being emitted (cogroup inputs) */
+	const char *sub;     /* in a change source's pipeline: the value to subtract (V?) */
+	const char *add;     /* ... and the value to add (V?) */
 } Gen;
 
 /* ------------------------------------------------------------------ */
@@ -164,7 +168,7 @@ static bool text_uses(const char *text, const char *name)
 
 static const char *helper_prefix[] = { "json_read", "json_write", "decode", "encode", "index", "get",
 	                               "store_key", "store_key_get", "store_key_read", "store_value_put",
-	                               "store_value_get", "store_value_read" };
+	                               "store_value_get", "store_value_read", "change_read" };
 
 static char *helper_name(HelperKind kind, Type *t, Format f)
 {
@@ -188,6 +192,8 @@ static char *need(Gen *g, HelperKind kind, Type *t, Format f)
 		need(g, H_JSON_READ, t, f); /* a nullable reader also takes JSON null */
 	if (kind == H_ENCODE && f == FMT_JSON)
 		need(g, H_JSON_WRITE, s, f);
+	if (kind == H_CHANGE_READ && !type_is_scalar(t))
+		need(g, H_STORE_VALUE_GET, t, f);
 	if ((kind == H_STORE_KEY_READ || kind == H_STORE_VALUE_READ) && !type_is_scalar(t))
 		need(g, kind == H_STORE_KEY_READ ? H_STORE_KEY_GET : H_STORE_VALUE_GET, t, f);
 	if (kind == H_STORE_KEY || kind == H_STORE_KEY_GET || kind == H_STORE_VALUE_PUT || kind == H_STORE_VALUE_GET) {
@@ -735,6 +741,7 @@ static void emit_children(Gen *g, IrNode *n, const char *k, const char *v)
 			pr(g->out, "{\n");
 			g->out->indent++;
 		}
+		g->from = n;
 		emit_node(g, n->children[i], k, v);
 		if (n->nchildren > 1) {
 			g->out->indent--;
@@ -922,24 +929,57 @@ static void emit_store_put(Gen *g, IrNode *n, const char *key, const char *new_v
 	emit_store_write(g, n, op, key, xasprintf("old%d", n->id), nv);
 }
 
-/*
- * count / reduce / aggregate: read the key's current value from the store,
- * fold the record in, write it back, and pass the change (old and new
- * value) on to the store's downstream.  Records with a null key or value
- * are ignored, as in Kafka Streams.  Store keys use the order-preserving
- * key layout, values the compact value layout (runtime.h).
- */
-static void emit_aggregate(Gen *g, IrNode *n, const char *k, const char *v)
+/* Deletes the key sk<id> if it has a value, and passes the deletion on. */
+static void emit_store_delete(Gen *g, IrNode *n, const char *key)
 {
-	static const char *names[] = { "count", "reduce", "aggregate" };
-	IrNode *parent = n->parents[0];
-	Store *st = &g->topo->stores[n->store];
-	char what[256];
-	snprintf(what, sizeof what, "%s (store %s)", names[n->agg_kind], st->name);
-	op_comment(g, n, what);
-	Type *kt = parent->key, *vt = parent->val;
+	pr(g->out, "if (old%d.has) {\n", n->id);
+	g->out->indent++;
+	char *op = xasprintf("stoat_store_delete(cx, %d, sk%d)", n->store, n->id);
+	emit_store_write(g, n, op, key, xasprintf("old%d", n->id),
+	                 xasprintf("((%s){ .has = false })", type_c(ty_nullable(n->val))));
+	g->out->indent--;
+	pr(g->out, "}\n");
+}
+
+/* The index of `in` among the cogroup node's inputs. */
+static int cogroup_input(IrNode *cg, IrNode *in)
+{
+	for (int i = 0; i < cg->nparents; i++)
+		if (cg->parents[i] == in)
+			return i;
+	assert(!"not an input of the cogroup");
+	return 0;
+}
+
+/*
+ * Binds the parameters of an aggregation's adder or subtractor: (v, acc)
+ * or (k, v, acc) for aggregate, (acc, v) or (k, acc, v) for reduce.
+ */
+static void bind_folder(Node *fn, bool is_reduce, const char *k, const char *v, const char *acc)
+{
+	int np = node_list_len(fn->list);
+	for (Node *p = fn->list; p; p = p->next) {
+		if (!p->sym)
+			continue;
+		int slot = np == 3 ? p->slot : p->slot + 1; /* 0 key, then the two others */
+		const char *x = slot == 0 ? k : (slot == 1) == is_reduce ? acc : v;
+		p->sym->cexpr = xstrdup(x);
+	}
+}
+
+/*
+ * count / reduce / aggregate of a grouped stream: read the key's current
+ * value from the store, fold the record in, write it back, and pass the
+ * change (old and new value) on to the store's downstream.  `in` is the
+ * grouped stream the record comes from (one of several after cogroup) and
+ * `adder` its function.  Records with a null key or value are ignored, as
+ * in Kafka Streams.  Store keys use the order-preserving key layout,
+ * values the compact value layout (runtime.h).
+ */
+static void emit_stream_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, const char *k, const char *v)
+{
+	Type *kt = in->key, *vt = in->val;
 	const char *kv = k, *vv = v;
-	/* Records with a null key or value are ignored, as in Kafka Streams. */
 	char *guard = NULL;
 	if (kt->kind == TY_NULLABLE && vt->kind == TY_NULLABLE)
 		guard = xasprintf("%s.has && %s.has", k, v);
@@ -973,13 +1013,8 @@ static void emit_aggregate(Gen *g, IrNode *n, const char *k, const char *v)
 		pr(g->out, "\t%s = %s;\n", nv, vv);
 		pr(g->out, "} else {\n");
 		g->out->indent++;
-		Node *lam = n->lambda;
-		int np = node_list_len(lam->list);
-		for (Node *p = lam->list; p; p = p->next)
-			if (p->sym)
-				p->sym->cexpr = xstrdup(np == 3 ? (p->slot == 0 ? kv : p->slot == 1 ? acc : vv)
-				                                : (p->slot == 0 ? acc : vv));
-		char *x = emit_as(g, lam->a, n->val);
+		bind_folder(adder, true, kv, vv, acc);
+		char *x = emit_as(g, adder->a, n->val);
 		pr(g->out, "%s = %s;\n", nv, x);
 		g->out->indent--;
 		pr(g->out, "}\n");
@@ -995,13 +1030,8 @@ static void emit_aggregate(Gen *g, IrNode *n, const char *k, const char *v)
 		pr(g->out, "%s = %s;\n", cur, init);
 		g->out->indent--;
 		pr(g->out, "}\n");
-		Node *lam = n->lambda;
-		int np = node_list_len(lam->list);
-		for (Node *p = lam->list; p; p = p->next)
-			if (p->sym)
-				p->sym->cexpr = xstrdup(np == 3 ? (p->slot == 0 ? kv : p->slot == 1 ? vv : cur)
-				                                : (p->slot == 0 ? vv : cur));
-		char *x = emit_as(g, lam->a, n->val);
+		bind_folder(adder, false, kv, vv, cur);
+		char *x = emit_as(g, adder->a, n->val);
 		pr(g->out, "%s = %s;\n", nv, x);
 		break;
 	}
@@ -1016,17 +1046,319 @@ static void emit_aggregate(Gen *g, IrNode *n, const char *k, const char *v)
 }
 
 /*
+ * count / reduce / aggregate of a grouped table, in the pipeline of the
+ * internal topic its changes are repartitioned through (g->sub and g->add
+ * hold the change's values to subtract and to add, each V?).  As in Kafka
+ * Streams: the subtractor takes the old value out of the key's aggregate
+ * (when there is one), then the adder puts the new value in (starting
+ * from the initial value, or for reduce the value itself, when the key
+ * has none); a change that leaves the key without an aggregate is dropped.
+ * count() adds and subtracts 1.
+ */
+static void emit_table_aggregate(Gen *g, IrNode *n, const char *k)
+{
+	const char *sub = g->sub, *add = g->add;
+	pr(g->out, "{\n");
+	g->out->indent++;
+	emit_store_read(g, n, k);
+	char *acc = xasprintf("acc%d", n->id), *has = xasprintf("has%d", n->id);
+	pr(g->out, "%s %s = old%d.v;\n", type_c(n->val), acc, n->id);
+	pr(g->out, "bool %s = old%d.has;\n", has, n->id);
+	char *subv = xasprintf("%s.v", sub), *addv = xasprintf("%s.v", add);
+	/* Out with the old value. */
+	pr(g->out, "if (%s && %s.has) {\n", has, sub);
+	g->out->indent++;
+	if (n->agg_kind == AGG_COUNT) {
+		char *t = hoist(g, ty_i64, xasprintf("stoat_sub_i64(cx, %s, 1)", acc), true);
+		pr(g->out, "%s = %s;\n", acc, t);
+	} else {
+		bind_folder(n->subtractor, n->agg_kind == AGG_REDUCE, k, subv, acc);
+		char *x = emit_as(g, n->subtractor->a, n->val);
+		pr(g->out, "%s = %s;\n", acc, x);
+	}
+	g->out->indent--;
+	pr(g->out, "}\n");
+	/* In with the new one. */
+	pr(g->out, "if (%s.has) {\n", add);
+	g->out->indent++;
+	switch (n->agg_kind) {
+	case AGG_COUNT: {
+		char *t = hoist(g, ty_i64, xasprintf("stoat_add_i64(cx, %s ? %s : 0, 1)", has, acc), true);
+		pr(g->out, "%s = %s;\n", acc, t);
+		break;
+	}
+	case AGG_REDUCE: {
+		pr(g->out, "if (!%s) {\n\t%s = %s;\n} else {\n", has, acc, addv);
+		g->out->indent++;
+		bind_folder(n->lambda, true, k, addv, acc);
+		char *x = emit_as(g, n->lambda->a, n->val);
+		pr(g->out, "%s = %s;\n", acc, x);
+		g->out->indent--;
+		pr(g->out, "}\n");
+		break;
+	}
+	case AGG_AGGREGATE: {
+		pr(g->out, "if (!%s) {\n", has);
+		g->out->indent++;
+		char *init = emit_as(g, n->init, n->val);
+		pr(g->out, "%s = %s;\n", acc, init);
+		g->out->indent--;
+		pr(g->out, "}\n");
+		bind_folder(n->lambda, false, k, addv, acc);
+		char *x = emit_as(g, n->lambda->a, n->val);
+		pr(g->out, "%s = %s;\n", acc, x);
+		break;
+	}
+	}
+	pr(g->out, "%s = true;\n", has);
+	g->out->indent--;
+	pr(g->out, "}\n");
+	pr(g->out, "if (%s) {\n", has);
+	g->out->indent++;
+	emit_store_put(g, n, k, acc);
+	g->out->indent--;
+	pr(g->out, "}\n");
+	g->out->indent--;
+	pr(g->out, "}\n");
+}
+
+/* An aggregation node: its comment, then the stream or table flavour. */
+static void emit_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, const char *k, const char *v)
+{
+	static const char *names[] = { "count", "reduce", "aggregate" };
+	Store *st = &g->topo->stores[n->store];
+	char what[300];
+	if (in->group_table)
+		snprintf(what, sizeof what, "%s (store %s): the old value out of its group, the new one in",
+		         names[n->agg_kind], st->name);
+	else if (n->parents[0]->kind == IR_COGROUP)
+		snprintf(what, sizeof what, "cogroup and %s (store %s), input %d of %d", names[n->agg_kind], st->name,
+		         cogroup_input(n->parents[0], in) + 1, n->parents[0]->nparents);
+	else
+		snprintf(what, sizeof what, "%s (store %s)", names[n->agg_kind], st->name);
+	op_comment(g, n, what);
+	if (in->group_table)
+		emit_table_aggregate(g, n, k);
+	else
+		emit_stream_aggregate(g, n, in, adder, k, v);
+}
+
+/*
+ * to_table(): the stream's latest value per key, kept in the store; a
+ * null value deletes its key, a record with a null key is dropped.
+ */
+static void emit_to_table(Gen *g, IrNode *n, const char *k, const char *v)
+{
+	Store *st = &g->topo->stores[n->store];
+	IrNode *in = n->parents[0];
+	char *what = xasprintf("to_table (store %s): the latest value per key%s", st->name,
+	                       in->val->kind == TY_NULLABLE ? "; a null value deletes its key" : "");
+	op_comment(g, n, what);
+	const char *kv = k;
+	bool guard = in->key->kind == TY_NULLABLE;
+	if (guard) {
+		pr(g->out, "if (%s.has) {\n", k);
+		g->out->indent++;
+		kv = xasprintf("%s.v", k);
+	}
+	pr(g->out, "{\n");
+	g->out->indent++;
+	emit_store_read(g, n, kv);
+	if (in->val->kind == TY_NULLABLE) {
+		pr(g->out, "if (!%s.has) {\n", v);
+		g->out->indent++;
+		emit_store_delete(g, n, kv);
+		g->out->indent--;
+		pr(g->out, "} else {\n");
+		g->out->indent++;
+		emit_store_put(g, n, kv, xasprintf("%s.v", v));
+		g->out->indent--;
+		pr(g->out, "}\n");
+	} else {
+		emit_store_put(g, n, kv, v);
+	}
+	g->out->indent--;
+	pr(g->out, "}\n");
+	if (guard) {
+		g->out->indent--;
+		pr(g->out, "}\n");
+	}
+}
+
+/*
+ * Writes one record of a grouped table's change to the internal topic of
+ * sink: the key in the sink's key format (so it is partitioned like any
+ * key), the value a flags byte (STOAT_CHANGE_OLD: subtract it,
+ * STOAT_CHANGE_NEW: add it) and the value in the store value layout.
+ */
+static void emit_change_record(Gen *g, IrNode *sink, const char *k, const char *v, const char *flag)
+{
+	pr(g->out, "{\n");
+	g->out->indent++;
+	pr(g->out, "stoat_str key_bytes;\n");
+	pr(g->out, "if (!%s(cx, &cx->key_buf, &%s, &key_bytes))\n\t%s;\n",
+	   need(g, H_ENCODE, sink->key, sink->key_format), k, fail_stmt(g));
+	pr(g->out, "cx->value_buf.len = 0;\nstoat_change_put_flags(&cx->value_buf, %s);\n", flag);
+	pr(g->out, "%s(&cx->value_buf, &%s);\n", need(g, H_STORE_VALUE_PUT, sink->val, FMT_JSON), v);
+	pr(g->out, "stoat_emit(cx, %d, ((stoat_str){ NULL, 0 }), key_bytes, stoat_buf_str(&cx->value_buf));\n",
+	   sink->index);
+	pr(g->out, "if (STOAT_UNLIKELY(cx->error))\n\t%s;\n", fail_stmt(g));
+	g->out->indent--;
+	pr(g->out, "}\n");
+}
+
+/*
+ * group_by((k, v) => (key, value)) on a table: the old value, re-keyed,
+ * goes out to be subtracted from its group, then the new value, re-keyed,
+ * to be added to its own (two records, as Kafka Streams sends them); a
+ * pair with a null key or value is dropped.
+ */
+static void emit_regroup(Gen *g, IrNode *n, const char *k, const char *old_v, const char *new_v)
+{
+	op_comment(g, n, "group_by (table): the old value leaves its group, the new value joins its group");
+	IrNode *sink = n->children[0];
+	Node *body = n->lambda->a;
+	Type *pt = body->type;
+	const char *vars[2] = { old_v, new_v };
+	const char *flags[2] = { "STOAT_CHANGE_OLD", "STOAT_CHANGE_NEW" };
+	for (int i = 0; i < 2; i++) {
+		pr(g->out, "if (%s.has) {\n", vars[i]);
+		g->out->indent++;
+		bind_lambda(n->lambda, k, xasprintf("%s.v", vars[i]));
+		char *kk = xasprintf("k%d_%s", n->id, i ? "new" : "old"), *vv = xasprintf("v%d_%s", n->id, i ? "new" : "old");
+		if (body->kind == N_TUPLE) {
+			char *ke = emit_as(g, body->list, pt->key);
+			char *ve = emit_as(g, body->list->next, pt->val);
+			pr(g->out, "%s %s = %s;\n", type_c(pt->key), kk, ke);
+			pr(g->out, "%s %s = %s;\n", type_c(pt->val), vv, ve);
+		} else {
+			char *t = hoist(g, pt, emit_expr(g, body), false);
+			pr(g->out, "%s %s = %s.k;\n", type_c(pt->key), kk, t);
+			pr(g->out, "%s %s = %s.v;\n", type_c(pt->val), vv, t);
+		}
+		char *guard = NULL;
+		if (pt->key->kind == TY_NULLABLE && pt->val->kind == TY_NULLABLE)
+			guard = xasprintf("%s.has && %s.has", kk, vv);
+		else if (pt->key->kind == TY_NULLABLE)
+			guard = xasprintf("%s.has", kk);
+		else if (pt->val->kind == TY_NULLABLE)
+			guard = xasprintf("%s.has", vv);
+		if (guard) {
+			pr(g->out, "if (%s) {\n", guard);
+			g->out->indent++;
+		}
+		emit_change_record(g, sink, pt->key->kind == TY_NULLABLE ? xasprintf("%s.v", kk) : kk,
+		                   pt->val->kind == TY_NULLABLE ? xasprintf("%s.v", vv) : vv, flags[i]);
+		if (guard) {
+			g->out->indent--;
+			pr(g->out, "}\n");
+		}
+		g->out->indent--;
+		pr(g->out, "}\n");
+	}
+}
+
+static void emit_change_children(Gen *g, IrNode *n, const char *k, const char *old_v, const char *new_v);
+
+/*
+ * filter / filter_not on a table: each of the change's values is kept if
+ * it passes, so a key whose new value fails while its old value passed is
+ * deleted downstream (a change with no new value), and a change where
+ * neither passes goes no further (as Kafka Streams with old values sent).
+ */
+static void emit_table_filter(Gen *g, IrNode *n, const char *k, const char *old_v, const char *new_v)
+{
+	op_comment(g, n, n->kind == IR_FILTER ? "filter (table): a key whose new value fails is deleted downstream"
+	                                      : "filter_not (table): a key whose new value holds is deleted downstream");
+	const char *ot = type_c(ty_nullable(n->val));
+	char *o = xasprintf("old%d", n->id), *nw = xasprintf("new%d", n->id);
+	pr(g->out, "%s %s = { .has = false }, %s = { .has = false };\n", ot, o, nw);
+	const char *ins[2] = { old_v, new_v }, *outs[2] = { o, nw };
+	for (int i = 0; i < 2; i++) {
+		pr(g->out, "if (%s.has) {\n", ins[i]);
+		g->out->indent++;
+		bind_lambda(n->lambda, k, xasprintf("%s.v", ins[i]));
+		char *c = emit_expr(g, n->lambda->a);
+		pr(g->out, "if (%s)\n\t%s = %s;\n", strip_parens(n->kind == IR_FILTER ? c : negate(c)), outs[i], ins[i]);
+		g->out->indent--;
+		pr(g->out, "}\n");
+	}
+	pr(g->out, "if (%s.has || %s.has) {\n", o, nw);
+	g->out->indent++;
+	emit_change_children(g, n, k, o, nw);
+	g->out->indent--;
+	pr(g->out, "}\n");
+}
+
+/*
+ * Does what follows table node n look at the old values of its changes?
+ * A filter does (to tell whether a key it drops had passed before), and a
+ * table's group_by (to take the old value out of its group); to_stream
+ * does not; map_values does if what follows it does.
+ */
+static bool needs_old(IrNode *n)
+{
+	for (int i = 0; i < n->nchildren; i++) {
+		IrNode *c = n->children[i];
+		if (c->kind == IR_FILTER || c->kind == IR_FILTER_NOT || c->kind == IR_REGROUP)
+			return true;
+		if (c->kind == IR_MAP_VALUES && needs_old(c))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * map_values on a table: the new value mapped, and the old one too when
+ * something downstream looks at it (Kafka Streams computes old values
+ * only when they are asked for, too).
+ */
+static void emit_table_map_values(Gen *g, IrNode *n, const char *k, const char *old_v, const char *new_v)
+{
+	bool old = needs_old(n);
+	op_comment(g, n, old ? "map_values (table): the old and the new value" : "map_values (table): the new value");
+	const char *ot = type_c(ty_nullable(n->val));
+	char *o = xasprintf("old%d", n->id), *nw = xasprintf("new%d", n->id);
+	if (old)
+		pr(g->out, "%s %s = { .has = false }, %s = { .has = false };\n", ot, o, nw);
+	else
+		pr(g->out, "%s %s = { .has = false };\n", ot, nw);
+	const char *ins[2] = { old_v, new_v }, *outs[2] = { o, nw };
+	if (!old)
+		o = xasprintf("((%s){ .has = false })", ot);
+	for (int i = old ? 0 : 1; i < 2; i++) {
+		pr(g->out, "if (%s.has) {\n", ins[i]);
+		g->out->indent++;
+		bind_lambda(n->lambda, k, xasprintf("%s.v", ins[i]));
+		char *x = emit_as(g, n->lambda->a, n->val);
+		pr(g->out, "%s.v = %s;\n%s.has = true;\n", outs[i], x, outs[i]);
+		g->out->indent--;
+		pr(g->out, "}\n");
+	}
+	emit_change_children(g, n, k, o, nw);
+}
+
+/*
  * Emits what a table node's change (key k, old and new values old_v and
  * new_v, C expressions of type V?) does in the downstream node n.
  */
 static void emit_change_node(Gen *g, IrNode *n, const char *k, const char *old_v, const char *new_v)
 {
-	(void)old_v;
 	switch (n->kind) {
 	case IR_TO_STREAM:
-		/* The stream of the table's changes: each new value. */
+		/* The stream of the table's changes: each new value (null: the key was deleted). */
 		op_comment(g, n, "to_stream");
-		emit_children(g, n, k, xasprintf("%s.v", new_v));
+		emit_children(g, n, k, n->parents[0]->may_delete ? new_v : xasprintf("%s.v", new_v));
+		break;
+	case IR_FILTER:
+	case IR_FILTER_NOT:
+		emit_table_filter(g, n, k, old_v, new_v);
+		break;
+	case IR_MAP_VALUES:
+		emit_table_map_values(g, n, k, old_v, new_v);
+		break;
+	case IR_REGROUP:
+		emit_regroup(g, n, k, old_v, new_v);
 		break;
 	default:
 		assert(!"unexpected node downstream of a table");
@@ -1192,9 +1524,71 @@ static void emit_node(Gen *g, IrNode *n, const char *k, const char *v)
 		emit_children(g, n, k, v);
 		break;
 	case IR_AGGREGATE:
-		emit_aggregate(g, n, k, v);
+		emit_aggregate(g, n, n->parents[0], n->lambda, k, v);
+		break;
+	case IR_COGROUP: {
+		/* This input's adder folds the record into the shared aggregate. */
+		IrNode *in = n->parents[cogroup_input(n, g->from)];
+		emit_aggregate(g, n->children[0], in, n->adders[cogroup_input(n, in)], k, v);
 		break;
 	}
+	case IR_TO_TABLE:
+		emit_to_table(g, n, k, v);
+		break;
+	case IR_REGROUP:
+		assert(!"a table's group_by is emitted from its changes");
+		break;
+	}
+}
+
+/*
+ * table NAME: K -> V from "topic": records with a null key are dropped; a
+ * null value deletes its key (if it has a value), any other is the key's
+ * new value.  The change goes on through after_<table>.
+ */
+static void emit_table_source(Gen *g, IrNode *src, const char *k, const char *v)
+{
+	pr(g->out, "/* A table drops records with a null key, as Kafka Streams does. */\n");
+	pr(g->out, "if (!m->key.ptr)\n\tcontinue;\n");
+	char *dk = need(g, H_DECODE, src->key, src->key_format);
+	pr(g->out, "%s %s;\n", type_c(src->key), k);
+	pr(g->out, "if (!%s(cx, m->key, \"key\", &%s))\n\t%s;\n", dk, k, fail_stmt(g));
+	Store *st = &g->topo->stores[src->store];
+	op_comment(g, src, xasprintf("table %s: the latest value per key; a null value deletes its key", st->name));
+	emit_store_read(g, src, k);
+	pr(g->out, "if (!m->value.ptr) {\n");
+	g->out->indent++;
+	emit_store_delete(g, src, k);
+	g->out->indent--;
+	pr(g->out, "} else {\n");
+	g->out->indent++;
+	char *dv = need(g, H_DECODE, src->val, src->value_format);
+	pr(g->out, "%s %s;\n", type_c(src->val), v);
+	pr(g->out, "if (!%s(cx, m->value, \"value\", &%s))\n\t%s;\n", dv, v, fail_stmt(g));
+	emit_store_put(g, src, k, v);
+	g->out->indent--;
+	pr(g->out, "}\n");
+}
+
+/*
+ * The internal topic of a table's group_by: each record is a change of a
+ * group (a value to subtract, one to add) for the grouped table's
+ * aggregation that follows.
+ */
+static void emit_change_source(Gen *g, IrNode *src, const char *k)
+{
+	char *dk = need(g, H_DECODE, src->key, src->key_format);
+	pr(g->out, "%s %s;\n", type_c(src->key), k);
+	pr(g->out, "if (!%s(cx, m->key, \"key\", &%s))\n\t%s;\n", dk, k, fail_stmt(g));
+	char *sub = xasprintf("sub%d", src->id), *add = xasprintf("add%d", src->id);
+	const char *ot = type_c(ty_nullable(src->val));
+	pr(g->out, "%s %s, %s;\n", ot, sub, add);
+	pr(g->out, "if (!%s(cx, m->value, &%s, &%s))\n\t%s;\n", need(g, H_CHANGE_READ, src->val, FMT_JSON), sub, add,
+	   fail_stmt(g));
+	g->sub = sub;
+	g->add = add;
+	emit_children(g, src, k, add);
+	g->sub = g->add = NULL;
 }
 
 /* The function a source's records enter by: decode, then the operators. */
@@ -1213,26 +1607,33 @@ static void emit_pipeline(Gen *g, IrNode *src, Printer *p)
 	char *k = xasprintf("k%d", src->id), *v = xasprintf("v%d", src->id);
 	g->raw_key = k;
 	g->raw_value = v;
-	char *dk = need(g, H_DECODE, src->key, src->key_format);
-	char *dv = need(g, H_DECODE, src->val, src->value_format);
-	pr(g->out, "%s %s;\n", type_c(src->key), k);
-	pr(g->out, "if (!%s(cx, m->key, \"key\", &%s))\n\t%s;\n", dk, k, fail_stmt(g));
-	pr(g->out, "%s %s;\n", type_c(src->val), v);
-	pr(g->out, "if (!%s(cx, m->value, \"value\", &%s))\n\t%s;\n", dv, v, fail_stmt(g));
-	Printer rest;
-	pr_init(&rest);
-	rest.indent = 2;
-	g->out = &rest;
-	emit_children(g, src, k, v);
-	g->out = &body;
-	if (!rest.buf || !text_uses(rest.buf, k))
-		pr(&body, "(void)%s;\n", k);
-	if (!rest.buf || !text_uses(rest.buf, v))
-		pr(&body, "(void)%s;\n", v);
-	if (rest.buf)
-		pr_raw(&body, rest.buf, rest.len);
+	if (src->table) {
+		emit_table_source(g, src, k, v);
+	} else if (src->change) {
+		emit_change_source(g, src, k);
+	} else {
+		char *dk = need(g, H_DECODE, src->key, src->key_format);
+		char *dv = need(g, H_DECODE, src->val, src->value_format);
+		pr(g->out, "%s %s;\n", type_c(src->key), k);
+		pr(g->out, "if (!%s(cx, m->key, \"key\", &%s))\n\t%s;\n", dk, k, fail_stmt(g));
+		pr(g->out, "%s %s;\n", type_c(src->val), v);
+		pr(g->out, "if (!%s(cx, m->value, \"value\", &%s))\n\t%s;\n", dv, v, fail_stmt(g));
+		Printer rest;
+		pr_init(&rest);
+		rest.indent = 2;
+		g->out = &rest;
+		emit_children(g, src, k, v);
+		g->out = &body;
+		if (!rest.buf || !text_uses(rest.buf, k))
+			pr(&body, "(void)%s;\n", k);
+		if (!rest.buf || !text_uses(rest.buf, v))
+			pr(&body, "(void)%s;\n", v);
+		if (rest.buf)
+			pr_raw(&body, rest.buf, rest.len);
+	}
 
-	pr(p, "/*\n * stream %s: %s -> %s from %s (%s, %s)\n * %s:%d\n */\n", src->name, type_str(src->key),
+	pr(p, "/*\n * %s %s: %s -> %s from %s (%s, %s)\n * %s:%d\n */\n", src->table ? "table" : "stream", src->name,
+	   type_str(src->key),
 	   type_str(src->val), c_string(src->topic, strlen(src->topic)), format_name(src->key_format),
 	   format_name(src->value_format), src->span.file->path, src->span.line);
 	pr(p, "static void pipeline_%s(stoat_ctx *cx, const stoat_msg *msgs, size_t n)\n{\n", src->name);
@@ -1380,7 +1781,7 @@ static void collect_stores(IrNode *n, bool *seen, bool *stores)
 	if (seen[n->id])
 		return;
 	seen[n->id] = true;
-	if (n->kind == IR_AGGREGATE)
+	if (n->has_store)
 		stores[n->store] = true;
 	for (int i = 0; i < n->nchildren; i++)
 		collect_stores(n->children[i], seen, stores);
@@ -1402,7 +1803,7 @@ static void emit_json_read(Printer *p, Type *t)
 	case TY_F64: pr(p, "\treturn stoat_json_f64(j, out);\n"); break;
 	case TY_STRING: case TY_BYTES: pr(p, "\treturn stoat_json_string(j, out);\n"); break;
 	case TY_NULLABLE:
-		pr(p, "\tif (stoat_json_null(j)) {\n\t\tout->has = false;\n\t\treturn true;\n\t}\n");
+		pr(p, "\tif (stoat_json_null(j)) {\n\t\tmemset(out, 0, sizeof *out); /* null */\n\t\treturn true;\n\t}\n");
 		pr(p, "\tout->has = true;\n\treturn %s(j, &out->v);\n", helper_name(H_JSON_READ, t->elem, FMT_JSON));
 		break;
 	case TY_ARRAY:
@@ -1547,7 +1948,7 @@ static void emit_decode(Printer *p, Type *t, Format f)
 	if (t->kind == TY_NULLABLE) {
 		if (f == FMT_TEXT || f == FMT_BYTES)
 			pr(p, "\t(void)what;\n");
-		pr(p, "\tif (!bytes.ptr) {\n\t\tout->has = false;\n\t\treturn true;\n\t}\n\tout->has = true;\n");
+		pr(p, "\tif (!bytes.ptr) {\n\t\tmemset(out, 0, sizeof *out); /* null */\n\t\treturn true;\n\t}\n\tout->has = true;\n");
 		dst = "&out->v";
 		lhs = "out->v";
 	} else {
@@ -1901,6 +2302,37 @@ static void emit_store_value_read(Printer *p, Type *t)
 	pr(p, "\treturn false;\n}\n\n");
 }
 
+/*
+ * Reads a grouped table's change back from its internal topic: the flags
+ * byte, then the value to subtract and the value to add, each present
+ * when its flag is set (see emit_change_record).
+ */
+static void emit_change_read(Printer *p, Type *t)
+{
+	const char *ot = type_c(ty_nullable(t));
+	pr(p, "static bool %s(stoat_ctx *cx, stoat_str bytes, %s *sub, %s *add)\n{\n",
+	   helper_name(H_CHANGE_READ, t, FMT_JSON), ot, ot);
+	p->indent = 1;
+	pr(p, "stoat_val_reader r = stoat_val_reader_of(bytes);\nunsigned flags;\n");
+	pr(p, "memset(sub, 0, sizeof *sub);\nmemset(add, 0, sizeof *add);\n");
+	pr(p, "if (!stoat_change_get_flags(&r, &flags))\n\tgoto bad;\n");
+	const char *s = scalar_layout_name(t);
+	const char *outs[2] = { "sub", "add" }, *flags[2] = { "STOAT_CHANGE_OLD", "STOAT_CHANGE_NEW" };
+	for (int i = 0; i < 2; i++) {
+		pr(p, "if (flags & %s) {\n\t%s->has = true;\n", flags[i], outs[i]);
+		if (s)
+			pr(p, "\tif (!stoat_val_get_%s(&r, &%s->v))\n\t\tgoto bad;\n}\n", s, outs[i]);
+		else
+			pr(p, "\tif (!%s(cx, &r, &%s->v))\n\t\tgoto bad;\n}\n", helper_name(H_STORE_VALUE_GET, t, FMT_JSON),
+			   outs[i]);
+	}
+	pr(p, "if (stoat_val_end(&r))\n\treturn true;\n");
+	p->indent = 0;
+	pr(p, "bad:\n");
+	pr(p, "\tstoat_error(cx, \"malformed change record (%%zu bytes) for the type %s\", bytes.len);\n", type_str(t));
+	pr(p, "\treturn false;\n}\n\n");
+}
+
 static void emit_helpers(Gen *g, Printer *p)
 {
 	if (g->nhelpers == 0)
@@ -1931,7 +2363,7 @@ static void emit_helpers(Gen *g, Printer *p)
 		pr(p, "\n");
 	static const HelperKind order[] = { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET,
 		                            H_STORE_KEY, H_STORE_KEY_GET, H_STORE_KEY_READ, H_STORE_VALUE_PUT,
-		                            H_STORE_VALUE_GET, H_STORE_VALUE_READ };
+		                            H_STORE_VALUE_GET, H_STORE_VALUE_READ, H_CHANGE_READ };
 	for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
 		for (int i = 0; i < g->nhelpers; i++) {
 			Helper *h = &g->helpers[i];
@@ -1950,6 +2382,7 @@ static void emit_helpers(Gen *g, Printer *p)
 			case H_STORE_VALUE_PUT: emit_store_value_put(p, h->type); break;
 			case H_STORE_VALUE_GET: emit_store_value_get(p, h->type); break;
 			case H_STORE_VALUE_READ: emit_store_value_read(p, h->type); break;
+			case H_CHANGE_READ: emit_change_read(p, h->type); break;
 			}
 		}
 }
@@ -1958,13 +2391,19 @@ static void emit_helpers(Gen *g, Printer *p)
 /* The file                                                            */
 /* ------------------------------------------------------------------ */
 
-static void describe_node(Printer *p, IrNode *n, int depth)
+/*
+ * One line of the sub-topology outline in the file's header comment, then
+ * the node's children; from is the parent it was reached from (a cogroup
+ * is followed from its first input only).
+ */
+static void describe_node(Printer *p, Topology *t, IrNode *n, IrNode *from, int depth)
 {
 	pr(p, " * %*s", depth * 2, "");
 	switch (n->kind) {
 	case IR_SOURCE:
-		pr(p, "%s <- \"%s\" (%s, %s)%s", n->name, n->topic, format_name(n->key_format),
-		   format_name(n->value_format), n->internal ? " (internal)" : "");
+		pr(p, "%s%s <- \"%s\" (%s, %s)%s%s", n->table ? "table " : "", n->name, n->topic,
+		   format_name(n->key_format), format_name(n->value_format), n->internal ? " (internal)" : "",
+		   n->change ? " (changes)" : "");
 		break;
 	case IR_SINK:
 		if (n->topic)
@@ -1979,14 +2418,22 @@ static void describe_node(Printer *p, IrNode *n, int depth)
 	case IR_MERGE:
 		pr(p, "merge -> segment_%d", n->id);
 		break;
+	case IR_GROUP:
+		pr(p, "group%s", n->group_table ? " (table)" : "");
+		break;
 	default:
-		pr(p, "%s", ir_kind_name(n->kind));
+		pr(p, "%s%s", n->table && n->kind != IR_AGGREGATE && n->kind != IR_TO_TABLE ? "table " : "",
+		   ir_kind_name(n->kind));
 	}
+	if (n->has_store)
+		pr(p, " (store %s%s)", t->stores[n->store].name, t->stores[n->store].in_memory ? ", in memory" : "");
 	pr(p, " [line %d]\n", n->span.line);
 	if (n->kind == IR_MERGE && depth > 0 && n->parents[0] != NULL)
 		return;
+	if (n->kind == IR_COGROUP && from != n->parents[0])
+		return;
 	for (int i = 0; i < n->nchildren; i++)
-		describe_node(p, n->children[i], depth + 1);
+		describe_node(p, t, n->children[i], n, depth + 1);
 }
 
 /*
@@ -2059,7 +2506,7 @@ char *codegen(Program *prog, const CodegenOptions *opts)
 		pr(&p, " *\n * Sub-topology %d:\n", st);
 		for (int i = 0; i < t->nsources; i++)
 			if (t->sources[i]->subtopology == st)
-				describe_node(&p, t->sources[i], 1);
+				describe_node(&p, t, t->sources[i], NULL, 1);
 	}
 	pr(&p, " */\n");
 	pr(&p, "#include <stoat/runtime.h>\n#include <stoat/std.h>\n\n");

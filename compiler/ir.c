@@ -57,7 +57,7 @@ const char *ir_kind_name(IrKind kind)
 	static const char *names[] = {
 		"source", "filter", "filter_not", "map", "map_values", "flat_map",
 		"flat_map_values", "select_key", "peek", "merge", "split", "branch", "to",
-		"group", "aggregate", "to_stream",
+		"group", "aggregate", "to_stream", "to_table", "group_by (table)", "cogroup",
 	};
 	return names[kind];
 }

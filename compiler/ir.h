@@ -33,6 +33,9 @@ typedef enum IrKind {
 	IR_GROUP,     /* group_by_key / group_by: the records, to be aggregated per key */
 	IR_AGGREGATE, /* count / reduce / aggregate: a table updated per record */
 	IR_TO_STREAM, /* a table's updates as a stream */
+	IR_TO_TABLE,  /* a stream's latest value per key, kept in a store */
+	IR_REGROUP,   /* group_by on a table: each change re-keyed, old value out, new in */
+	IR_COGROUP,   /* several grouped streams, each with its adder, into one aggregate */
 } IrKind;
 
 /* Wire formats, as in the runtime's stoat_format. */
@@ -57,12 +60,19 @@ struct IrNode {
 	char *topic;        /* NULL for a per-record sink topic (lambda) */
 	Format key_format, value_format;
 	bool internal;      /* a repartition topic's sink or source */
-	bool table;         /* this node's records are a table's updates */
-	bool grouped;       /* a grouped stream (IR_GROUP) */
+	bool table;         /* this node's records are a table's changes (key, old, new) */
+	bool may_delete;    /* table: a change may delete its key (a null new value) */
+	bool grouped;       /* a grouped stream or table (IR_GROUP) */
+	bool group_table;   /* IR_GROUP: of a table's changes (aggregations need a subtractor) */
+	bool cogrouped;     /* IR_COGROUP: only aggregate(init) may follow */
+	bool change;        /* internal sink/source whose values are changes (old out, new in) */
+	bool has_store;     /* the node keeps a state store, topo->stores[store] */
 	bool key_changed;   /* the key changed since the sub-topology's source */
 	int agg_kind;       /* IR_AGGREGATE: AGG_COUNT, AGG_REDUCE, AGG_AGGREGATE */
 	Node *init;         /* IR_AGGREGATE: aggregate's initial value */
-	int store;          /* IR_AGGREGATE: index into Topology.stores */
+	Node *subtractor;   /* IR_AGGREGATE of a grouped table: takes the old value out */
+	Node **adders;      /* IR_COGROUP: the adder of each parent, in parent order */
+	int store;          /* has_store: index into Topology.stores */
 	IrNode *peer;       /* internal: the source of a sink, the sink of a source */
 	Policy policy;      /* IR_SOURCE */
 	char *dlq_topic;    /* IR_SOURCE with POLICY_DLQ */
@@ -71,7 +81,7 @@ struct IrNode {
 
 enum { AGG_COUNT, AGG_REDUCE, AGG_AGGREGATE };
 
-/* A state store: one per aggregation, named after its table. */
+/* A state store: one per aggregation or kept table, named after its table. */
 typedef struct Store {
 	char *name;
 	IrNode *node;      /* the node that writes it: its children are the store's downstream */

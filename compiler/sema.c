@@ -1351,13 +1351,13 @@ static Policy parse_policy(Node *p)
 static Format default_format(Type *t);
 
 static const char *stateful_ops[] = {
-	"cogroup", "to_table", "join", "left_join", "outer_join", "window",
+	"join", "left_join", "outer_join", "window",
 };
 
 static const char *known_ops[] = {
 	"filter", "filter_not", "map", "map_values", "flat_map", "flat_map_values",
 	"select_key", "peek", "merge", "repartition", "group_by_key", "group_by", "count",
-	"reduce", "aggregate", "to_stream",
+	"reduce", "aggregate", "to_stream", "to_table",
 };
 
 /* The stream being defined (stream NAME = ...), to name repartition topics. */
@@ -1484,36 +1484,270 @@ static void add_store(IrNode *n)
 		name = auto_name;
 	}
 	n->store = topo->nstores;
+	n->has_store = true;
 	topo->stores = xrealloc(topo->stores, sizeof *topo->stores * (size_t)(topo->nstores + 1));
 	topo->stores[topo->nstores++] = (Store){ .name = xstrdup(name), .node = n };
 }
 
+/* "stream", "table", "grouped stream", ...: what a node's records are, for messages. */
+static const char *node_what(IrNode *n)
+{
+	if (n->cogrouped)
+		return "cogroup";
+	if (n->grouped)
+		return n->group_table ? "grouped table" : "grouped stream";
+	return n->table ? "table" : "stream";
+}
+
 /*
- * group_by_key(), group_by(f), count(), reduce(f), aggregate(init, f),
- * to_stream(): grouping makes a grouped stream, which only an aggregation
- * may follow; an aggregation makes a table (a store, updated per record),
- * which to_stream() turns back into a stream of updates.
+ * group_by((k, v) => (key, value)) on a table: each change of the table is
+ * re-keyed, its old value to be subtracted from its group and its new value
+ * added to its own, through an internal topic whose records carry changes
+ * (the value layout in runtime.h); what follows is a grouped table.
+ */
+static IrNode *check_regroup(IrNode *parent, Node *step, int nargs)
+{
+	if (nargs != 1) {
+		error_hint(step->span, "write group_by((k, v) => (new_key, value))", "group_by takes 1 argument, got %d",
+		           nargs);
+		return NULL;
+	}
+	Type *t = check_lambda(step->list, parent->key, parent->val, NULL, "group_by");
+	if (!t)
+		return NULL;
+	if (t->kind != TY_PAIR) {
+		if (t->kind != TY_ERROR)
+			error_hint(step->list->a->span,
+			           "return the group's key and the value to aggregate: group_by((k, v) => (v.region, k))",
+			           "group_by on a table must produce a (key, value) pair, found %s", type_str(t));
+		return NULL;
+	}
+	IrNode *rg = ir_new(topo, IR_REGROUP, step->span);
+	ir_link(parent, rg);
+	rg->lambda = step->list;
+	/* Null keys and values are dropped (as Kafka Streams does) before the topic. */
+	rg->key = type_strip(t->key);
+	rg->val = type_strip(t->val);
+	Node fake = *step;
+	fake.list = NULL;
+	IrNode *src = check_repartition(rg, &fake);
+	if (!src)
+		return NULL;
+	src->change = src->peer->change = true;
+	src->value_format = src->peer->value_format = FMT_BYTES;
+	IrNode *g = follow(src, IR_GROUP, step->span);
+	g->grouped = true;
+	g->group_table = true;
+	return g;
+}
+
+/*
+ * to_table(): a stream's latest value per key, kept in a store; a null
+ * value deletes its key and records with a null key are dropped, as in
+ * Kafka Streams.  After a key change the records are repartitioned first.
+ */
+static IrNode *check_to_table(IrNode *parent, Node *step, int nargs)
+{
+	if (parent->table || parent->grouped || parent->cogrouped) {
+		error_hint(step->name_span,
+		           parent->table ? "it is a table already" : "aggregate it first: count(), reduce(...) or aggregate(...)",
+		           "to_table needs a stream, and this is a %s", node_what(parent));
+		return NULL;
+	}
+	if (nargs != 0) {
+		error_at(step->span, "to_table takes no arguments");
+		return NULL;
+	}
+	IrNode *from = parent;
+	if (from->key_changed) {
+		Node fake = *step;
+		fake.list = NULL;
+		from = check_repartition(from, &fake);
+		if (!from)
+			return NULL;
+	}
+	IrNode *n = ir_new(topo, IR_TO_TABLE, step->span);
+	ir_link(from, n);
+	n->key = type_strip(from->key);
+	n->val = type_strip(from->val);
+	n->table = true;
+	n->may_delete = from->val->kind == TY_NULLABLE;
+	add_store(n);
+	return n;
+}
+
+/*
+ * Checks an aggregation's adder or subtractor (fn), whose parameters are
+ * (v, acc) or (k, v, acc) for aggregate and count, (acc, v) or
+ * (k, acc, v) for reduce; it must give the accumulator type.
+ */
+static void check_folder(Node *fn, bool is_reduce, Type *key, Type *v, Type *acc, const char *role)
+{
+	static const int counts[] = { 2, 3 };
+	Type *two_agg[] = { v, acc }, *three_agg[] = { key, v, acc };
+	Type *two_red[] = { acc, v }, *three_red[] = { key, acc, v };
+	Type *const *agg_types[] = { two_agg, three_agg };
+	Type *const *red_types[] = { two_red, three_red };
+	const char *op = is_reduce ? "reduce" : "aggregate";
+	char shape[160];
+	if (is_reduce)
+		snprintf(shape, sizeof shape, "write the %s as (acc, v) => ... or (k, acc, v) => ...", role);
+	else
+		snprintf(shape, sizeof shape, "write the %s as (v, acc) => new_acc or (k, v, acc) => new_acc", role);
+	Type *t = check_lambda_typed(fn, 2, counts, is_reduce ? red_types : agg_types, acc, op, shape);
+	if (!t || assignable(t, acc))
+		return;
+	if (is_reduce)
+		error_hint(fn->a->span, "reduce combines values of one type into one of that type",
+		           "reduce's %s must produce %s, found %s", role, type_str(acc), type_str(t));
+	else
+		error_hint(fn->a->span, xasprintf("the %s returns the new accumulator, of the initial value's type", role),
+		           "accumulator type mismatch: the initial value is %s, the %s gives %s", type_str(acc), role,
+		           type_str(t));
+}
+
+/* Checks aggregate's initial value; returns the accumulator type (ty_error if unusable). */
+static Type *check_initial(Node *init)
+{
+	Type *acc = check_expr(init, NULL);
+	if (acc->kind == TY_NULL || acc->kind == TY_PAIR || acc->kind == TY_NULLABLE) {
+		error_hint(init->span, "write a typed value, e.g. a record: Stats { n: 0, sum: 0 }",
+		           "cannot use %s as an accumulator", type_str(acc));
+		return ty_error;
+	}
+	return acc;
+}
+
+/*
+ * count / reduce / aggregate.  On a grouped stream they fold each record
+ * into its key's value (adders only); on a grouped table each change takes
+ * the old value out of its group (the subtractor) and adds the new one
+ * (the adder); after cogroup, aggregate(init) folds each grouped stream's
+ * records in with that stream's adder.  The result is a table with a store.
+ */
+static IrNode *check_aggregation(IrNode *parent, Node *step, const char *op, int nargs)
+{
+	bool is_count = strcmp(op, "count") == 0, is_reduce = strcmp(op, "reduce") == 0;
+	if (parent->cogrouped && strcmp(op, "aggregate") != 0) {
+		error_hint(step->name_span, "aggregate a cogroup with aggregate(initial); each grouped stream brings its adder",
+		           "%s cannot follow cogroup", op);
+		return NULL;
+	}
+	if (!parent->grouped && !parent->cogrouped) {
+		if (parent->table)
+			error_hint(step->name_span, "group it first: group_by((k, v) => (new_key, value))",
+			           "%s needs a grouped table, and this is a table", op);
+		else
+			error_hint(step->name_span, "group the records first: group_by_key() or group_by((k, v) => key)",
+			           "%s needs a grouped stream, and this is a stream", op);
+		return NULL;
+	}
+	bool table_side = parent->group_table;
+	IrNode *n = ir_new(topo, IR_AGGREGATE, step->span);
+	ir_link(parent, n);
+	n->key = type_strip(parent->key); /* null keys never reach a table */
+	n->table = true;
+	add_store(n);
+	Type *v = type_strip(parent->val);
+	/* Arguments: count(); reduce(add[, sub]); aggregate(init, add[, sub]); aggregate(init) after cogroup. */
+	int adders = is_count ? 0 : 1;
+	int want = (is_count ? 0 : is_reduce ? 1 : 2) + (table_side && !is_count ? 1 : 0);
+	if (parent->cogrouped)
+		want = 1;
+	if (is_count) {
+		n->agg_kind = AGG_COUNT;
+		n->val = ty_i64;
+		if (nargs != 0)
+			error_at(step->span, "count takes no arguments");
+		return n;
+	}
+	n->agg_kind = is_reduce ? AGG_REDUCE : AGG_AGGREGATE;
+	n->val = is_reduce ? v : ty_error;
+	if (nargs != want) {
+		Node *extra = step->list;
+		for (int i = 0; extra && i < want; i++)
+			extra = extra->next;
+		if (parent->cogrouped)
+			error_hint(step->span, "the adders are given with each grouped stream in cogroup(...)",
+			           "aggregate after cogroup takes only the initial value, got %d arguments", nargs);
+		else if (!table_side && nargs == want + 1)
+			error_hint(extra->span,
+			           is_reduce ? "write reduce((acc, v) => ...)" : "write aggregate(initial, (v, acc) => ...)",
+			           "a subtractor is only for grouped tables, and this is a grouped stream");
+		else if (table_side && nargs == want - 1)
+			error_hint(step->name_span,
+			           is_reduce ? "write reduce((acc, v) => add, (acc, v) => subtract): a change takes the old value out of its group and adds the new one"
+			                     : "write aggregate(initial, (v, acc) => add, (v, acc) => subtract): a change takes the old value out of its group and adds the new one",
+			           "%s on a grouped table needs a subtractor", op);
+		else if (is_reduce)
+			error_hint(step->span, table_side ? "write reduce((acc, v) => ..., (acc, v) => ...)" : "write reduce((acc, v) => ...)",
+			           "reduce takes %d argument%s, got %d", want, want == 1 ? "" : "s", nargs);
+		else
+			error_hint(step->span,
+			           table_side ? "write aggregate(initial, (v, acc) => ..., (v, acc) => ...)" : "write aggregate(initial, (v, acc) => ...)",
+			           "aggregate takes %d arguments (an initial value, an adder%s), got %d", want,
+			           table_side ? " and a subtractor" : "", nargs);
+		return n;
+	}
+	Node *arg = step->list;
+	Type *acc = v;
+	if (!is_reduce) {
+		n->init = arg;
+		acc = check_initial(arg);
+		n->val = acc;
+		arg = arg->next;
+	}
+	if (parent->cogrouped) {
+		for (int i = 0; i < parent->nparents; i++)
+			check_folder(parent->adders[i], false, n->key, type_strip(parent->parents[i]->val), acc, "adder");
+		return n;
+	}
+	(void)adders;
+	n->lambda = arg;
+	check_folder(arg, is_reduce, n->key, v, acc, "adder");
+	if (table_side) {
+		n->subtractor = arg->next;
+		check_folder(arg->next, is_reduce, n->key, v, acc, "subtractor");
+	}
+	return n;
+}
+
+/*
+ * group_by_key(), group_by(f), count(), reduce(...), aggregate(...),
+ * to_stream(), to_table(): grouping makes a grouped stream (or, from a
+ * table, a grouped table), which only an aggregation may follow; an
+ * aggregation or to_table makes a table (a store, updated per record),
+ * which to_stream() turns back into a stream of its changes.
  */
 static IrNode *check_grouping(IrNode *parent, Node *step, const char *op, int nargs)
 {
 	bool is_group = strcmp(op, "group_by_key") == 0 || strcmp(op, "group_by") == 0;
-	bool is_agg = strcmp(op, "count") == 0 || strcmp(op, "reduce") == 0 || strcmp(op, "aggregate") == 0;
 	if (strcmp(op, "to_stream") == 0) {
 		if (!parent->table) {
 			error_hint(step->name_span, "to_stream() turns a table's updates into a stream",
-			           "to_stream needs a table, and this is a %s", parent->grouped ? "grouped stream" : "stream");
+			           "to_stream needs a table, and this is a %s", node_what(parent));
 			return NULL;
 		}
 		if (nargs != 0) {
 			error_at(step->span, "to_stream takes no arguments");
 			return NULL;
 		}
-		return follow(parent, IR_TO_STREAM, step->span);
+		IrNode *n = follow(parent, IR_TO_STREAM, step->span);
+		/* A deleted key is a record with a null value (a tombstone). */
+		if (parent->may_delete)
+			n->val = ty_nullable(parent->val);
+		n->key_changed = false;
+		return n;
 	}
+	if (strcmp(op, "to_table") == 0)
+		return check_to_table(parent, step, nargs);
 	if (is_group) {
-		if (parent->table || parent->grouped) {
-			error_hint(step->name_span, parent->table ? "turn it into a stream first: to_stream()" : NULL,
-			           "%s needs a stream, and this is a %s", op, parent->table ? "table" : "grouped stream");
+		if (parent->table && strcmp(op, "group_by") == 0)
+			return check_regroup(parent, step, nargs);
+		if (parent->table || parent->grouped || parent->cogrouped) {
+			error_hint(step->name_span,
+			           parent->table ? "a table is grouped with group_by((k, v) => (key, value))" : NULL,
+			           "%s needs a stream, and this is a %s", op, node_what(parent));
 			return NULL;
 		}
 		IrNode *from = parent;
@@ -1550,69 +1784,64 @@ static IrNode *check_grouping(IrNode *parent, Node *step, const char *op, int na
 		g->grouped = true;
 		return g;
 	}
-	assert(is_agg);
-	(void)is_agg;
-	if (!parent->grouped) {
-		error_hint(step->name_span, "group the records first: group_by_key() or group_by((k, v) => key)",
-		           "%s needs a grouped stream, and this is a %s", op, parent->table ? "table" : "stream");
+	return check_aggregation(parent, step, op, nargs);
+}
+
+/*
+ * cogroup(g1, add1, g2, add2, ...): grouped streams with one key type,
+ * each with the adder that folds its records into the shared accumulator;
+ * only aggregate(initial) may follow, which checks the adders (their
+ * accumulator type is the initial value's).
+ */
+static IrNode *check_cogroup(Node *e)
+{
+	int nargs = node_list_len(e->list);
+	if (nargs == 0 || nargs % 2 != 0) {
+		error_hint(e->span, "write cogroup(a |> group_by_key(), (v, acc) => ..., b |> group_by_key(), (v, acc) => ...)",
+		           "cogroup takes pairs of a grouped stream and its adder");
 		return NULL;
 	}
-	IrNode *n = ir_new(topo, IR_AGGREGATE, step->span);
-	ir_link(parent, n);
-	n->key = type_strip(parent->key); /* null keys never reach a table */
-	n->table = true;
-	add_store(n);
-	Type *v = type_strip(parent->val);
-	if (strcmp(op, "count") == 0) {
-		n->agg_kind = AGG_COUNT;
-		if (nargs != 0)
-			error_at(step->span, "count takes no arguments");
-		n->val = ty_i64;
-	} else if (strcmp(op, "reduce") == 0) {
-		n->agg_kind = AGG_REDUCE;
-		n->val = v;
-		if (nargs != 1) {
-			error_hint(step->span, "write reduce((acc, v) => ...)", "reduce takes 1 argument, got %d", nargs);
-			return n;
+	IrNode *cg = ir_new(topo, IR_COGROUP, e->span);
+	cg->cogrouped = true;
+	cg->adders = xcalloc((size_t)nargs / 2, sizeof *cg->adders);
+	bool ok = true;
+	Span first_span = e->list->span;
+	for (Node *a = e->list; a; a = a->next->next) {
+		IrNode *g = check_stream(a);
+		if (!g) {
+			ok = false;
+			continue;
 		}
-		n->lambda = step->list;
-		static const int counts[] = { 2, 3 };
-		Type *two[] = { v, v }, *three[] = { n->key, v, v };
-		Type *const *types[] = { two, three };
-		Type *t = check_lambda_typed(step->list, 2, counts, types, v, "reduce",
-		                             "write reduce((acc, v) => ...) or reduce((k, acc, v) => ...)");
-		if (t && !assignable(t, v))
-			error_hint(step->list->a->span, "reduce combines values of one type into one of that type",
-			           "reduce must produce %s, found %s", type_str(v), type_str(t));
-	} else {
-		n->agg_kind = AGG_AGGREGATE;
-		if (nargs != 2) {
-			error_hint(step->span, "write aggregate(initial, (v, acc) => ...)",
-			           "aggregate takes 2 arguments (an initial value and an adder), got %d", nargs);
-			n->val = ty_error;
-			return n;
+		if (!g->grouped || g->group_table) {
+			error_hint(a->span, "group it: s |> group_by_key() or s |> group_by((k, v) => key)",
+			           "cogroup needs grouped streams, and this is a %s", node_what(g));
+			ok = false;
+			continue;
 		}
-		Node *init = step->list, *add = step->list->next;
-		Type *acc = check_expr(init, NULL);
-		if (acc->kind == TY_NULL || acc->kind == TY_PAIR) {
-			error_hint(init->span, "write a typed value, e.g. a record: Stats { n: 0, sum: 0 }",
-			           "cannot use %s as an accumulator", type_str(acc));
-			acc = ty_error;
+		Type *k = type_strip(g->key);
+		if (cg->key && k != cg->key && k->kind != TY_ERROR && cg->key->kind != TY_ERROR) {
+			error_at(a->span, "cogroup needs one key type: this grouped stream is keyed by %s, the first by %s",
+			         type_str(k), type_str(cg->key));
+			note_at(first_span, "the first grouped stream");
+			ok = false;
+			continue;
 		}
-		n->init = init;
-		n->lambda = add;
-		n->val = acc;
-		static const int counts[] = { 2, 3 };
-		Type *two[] = { v, acc }, *three[] = { n->key, v, acc };
-		Type *const *types[] = { two, three };
-		Type *t = check_lambda_typed(add, 2, counts, types, acc, "aggregate",
-		                             "write (v, acc) => new_acc or (k, v, acc) => new_acc");
-		if (t && !assignable(t, acc))
-			error_hint(add->a->span, "the adder returns the new accumulator, of the initial value's type",
-			           "accumulator type mismatch: the initial value is %s, the adder gives %s", type_str(acc),
-			           type_str(t));
+		if (!cg->key)
+			cg->key = k;
+		if (a->next->kind != N_LAMBDA) {
+			error_hint(a->next->span, "write (v, acc) => new_acc or (k, v, acc) => new_acc",
+			           "cogroup needs an adder after each grouped stream");
+			ok = false;
+			continue;
+		}
+		cg->adders[cg->nparents] = a->next;
+		ir_link(g, cg);
 	}
-	return n;
+	if (!ok)
+		return NULL;
+	cg->val = ty_error; /* nothing flows out but through aggregate */
+	e->ir = cg;
+	return cg;
 }
 
 /* Checks one pipeline step applied to parent; returns the new node. */
@@ -1631,12 +1860,18 @@ static IrNode *check_step(IrNode *parent, Node *step)
 	int nargs = node_list_len(step->list);
 	IrKind kind;
 	if (strcmp(op, "group_by_key") == 0 || strcmp(op, "group_by") == 0 || strcmp(op, "count") == 0 ||
-	    strcmp(op, "reduce") == 0 || strcmp(op, "aggregate") == 0 || strcmp(op, "to_stream") == 0)
+	    strcmp(op, "reduce") == 0 || strcmp(op, "aggregate") == 0 || strcmp(op, "to_stream") == 0 ||
+	    strcmp(op, "to_table") == 0)
 		return check_grouping(parent, step, op, nargs);
-	if (parent->table || parent->grouped) {
+	/* filter, filter_not and map_values work on a table's changes too. */
+	bool table_op = parent->table && (strcmp(op, "filter") == 0 || strcmp(op, "filter_not") == 0 ||
+	                                  strcmp(op, "map_values") == 0);
+	if ((parent->table && !table_op) || parent->grouped || parent->cogrouped) {
 		error_hint(step->name_span,
-		           parent->table ? "turn it into a stream first: to_stream()" : "aggregate it first: count(), reduce(...) or aggregate(...)",
-		           "%s needs a stream, and this is a %s", op, parent->table ? "table" : "grouped stream");
+		           parent->table ? "turn it into a stream first: to_stream()"
+		           : parent->cogrouped ? "aggregate it: cogroup(...) |> aggregate(initial)"
+		                               : "aggregate it first: count(), reduce(...) or aggregate(...)",
+		           "%s needs a stream, and this is a %s", op, node_what(parent));
 		return NULL;
 	}
 	if (strcmp(op, "filter") == 0) kind = IR_FILTER;
@@ -1653,7 +1888,7 @@ static IrNode *check_step(IrNode *parent, Node *step)
 	else {
 		for (size_t i = 0; i < sizeof stateful_ops / sizeof stateful_ops[0]; i++)
 			if (strcmp(op, stateful_ops[i]) == 0) {
-				error_hint(step->name_span, "state stores, tables and joins arrive with the state issue",
+				error_hint(step->name_span, "joins and windows are not supported yet",
 				           "'%s' needs state, which this version of stoat does not support yet", op);
 				return NULL;
 			}
@@ -1700,6 +1935,9 @@ static IrNode *check_step(IrNode *parent, Node *step)
 	n->key = parent->key;
 	n->val = parent->val;
 	n->key_changed = parent->key_changed || kind == IR_MAP || kind == IR_FLAT_MAP || kind == IR_SELECT_KEY;
+	/* On a table: a change whose new value is filtered out deletes its key downstream. */
+	n->table = parent->table;
+	n->may_delete = parent->table && (parent->may_delete || kind != IR_MAP_VALUES);
 	switch (kind) {
 	case IR_FILTER:
 	case IR_FILTER_NOT: {
@@ -1714,6 +1952,10 @@ static IrNode *check_step(IrNode *parent, Node *step)
 		if (t) {
 			if (t->kind == TY_NULL || t->kind == TY_PAIR) {
 				error_at(arg->a->span, "map_values cannot produce %s", type_str(t));
+				t = ty_error;
+			} else if (n->table && t->kind == TY_NULLABLE) {
+				error_hint(arg->a->span, "filter the table first, or give a default with ??",
+				           "map_values on a table cannot produce a value that may be null (%s)", type_str(t));
 				t = ty_error;
 			}
 			n->val = t;
@@ -1809,6 +2051,8 @@ static IrNode *check_stream(Node *e)
 			e->ir = n;
 		return n;
 	}
+	if (e->kind == N_CALL && strcmp(e->name, "cogroup") == 0)
+		return check_cogroup(e);
 	error_hint(e->span, "a pipeline starts with a stream name, as in: views |> filter(...)",
 	           "expected a stream");
 	return NULL;
@@ -1849,6 +2093,61 @@ static bool define_stream(const char *name, Span span, IrNode *ir, bool is_sourc
 	return true;
 }
 
+/*
+ * Sets where the store of the table `name` (node n) lives: `in memory` or
+ * `in rocksdb` (the default).  Only a table with a store of its own has
+ * one to place.
+ */
+static void check_placement(Node *place, IrNode *n, const char *name)
+{
+	if (!place)
+		return;
+	bool memory = strcmp(place->name, "memory") == 0;
+	if (!memory && strcmp(place->name, "rocksdb") != 0) {
+		error_hint(place->span, "write 'in memory' (a hash map) or 'in rocksdb' (the default)",
+		           "unknown store placement '%s'", place->name);
+		return;
+	}
+	if (!n)
+		return;
+	if (!n->has_store || strcmp(topo->stores[n->store].name, name) != 0) {
+		error_hint(place->span,
+		           "filter and map_values on a table, and a table bound to another's name, keep no state of "
+		           "their own; place the store of the table they come from",
+		           "table '%s' has no store of its own to place", name);
+		return;
+	}
+	topo->stores[n->store].in_memory = memory;
+}
+
+/*
+ * table name: K -> V from "topic": the latest value per key, in a store
+ * named after the table.  A null value (a tombstone) deletes its key, so
+ * V itself is never null; records with a null key are dropped.
+ */
+static void check_table_source(Node *it, IrNode *src)
+{
+	if (!it->a) {
+		error_hint(it->name_span, "write table NAME: KEY -> VALUE from \"topic\";",
+		           "table '%s' needs a key type: a table keeps the latest value per key", it->name);
+		return;
+	}
+	if (src->key->kind == TY_NULLABLE)
+		error_hint(it->a->span, "drop the '?': records with a null key are skipped",
+		           "a table's key is never null, so %s cannot be its type", type_str(src->key));
+	if (src->val->kind == TY_NULLABLE)
+		error_hint(it->b->span, "drop the '?': a null value (a tombstone) deletes its key",
+		           "a table's values are never null, so %s cannot be its type", type_str(src->val));
+	src->key = type_strip(src->key);
+	src->val = type_strip(src->val);
+	src->table = true;
+	src->may_delete = true;
+	binding_name = it->name;
+	add_store(src);
+	binding_name = NULL;
+	check_placement(it->place, src, it->name);
+}
+
 static void check_source(Node *it)
 {
 	Type *key = it->a ? resolve_type(it->a) : ty_nullable(ty_bytes);
@@ -1874,6 +2173,8 @@ static void check_source(Node *it)
 	src->policy = it->policy ? parse_policy(it->policy) : POLICY_DEFAULT;
 	if (src->policy == POLICY_DLQ)
 		src->dlq_topic = xstrndup(it->policy->str, it->policy->len);
+	if (it->ival)
+		check_table_source(it, src);
 	define_stream(it->name, it->name_span, src, true);
 }
 
@@ -2045,17 +2346,23 @@ bool sema_check(Program *p)
 			IrNode *n = check_stream(it->a);
 			binding_name = NULL;
 			if (n && it->ival && !n->table) {
-				error_hint(it->name_span, "declare it with 'stream', or end it with count(), reduce(...) or aggregate(...)",
-				           "'%s' is declared a table, but this is a %s", it->name, n->grouped ? "grouped stream" : "stream");
+				error_hint(it->name_span, "declare it with 'stream', or end it with count(), reduce(...), aggregate(...) or to_table()",
+				           "'%s' is declared a table, but this is a %s", it->name, node_what(n));
 				n = NULL;
 			} else if (n && !it->ival && n->table) {
 				error_hint(it->name_span, "declare it with 'table'", "'%s' is a table", it->name);
 				n = NULL;
 			} else if (n && n->grouped) {
 				error_hint(it->name_span, "aggregate it: count(), reduce(...) or aggregate(...)",
-				           "a grouped stream cannot be bound to a name");
+				           "a %s cannot be bound to a name", node_what(n));
+				n = NULL;
+			} else if (n && n->cogrouped) {
+				error_hint(it->name_span, "aggregate it: cogroup(...) |> aggregate(initial)",
+				           "a cogroup cannot be bound to a name");
 				n = NULL;
 			}
+			if (it->place)
+				check_placement(it->place, n, it->name);
 			if (n && n->kind == IR_SINK) {
 				error_hint(it->a->span, "'to' ends a pipeline; bind the stream before it",
 				           "stream '%s' is bound to a sink", it->name);

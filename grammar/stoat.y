@@ -81,7 +81,7 @@ static void yyerror(YYLTYPE *loc, yyscan_t scanner, ParseState *ps, const char *
 %type <node> field_decl type source_decl source_opts format_spec format_name
 %type <node> policy stream_def extern_decl params param_list param extern_opts
 %type <node> stmt branches branch expr postfix primary expr_list args step
-%type <node> record_inits record_init_list record_init
+%type <node> record_inits record_init_list record_init placement
 %type <name> field_name app_name
 
 %precedence FATARROW
@@ -247,6 +247,39 @@ source_decl
 		$$->len = $6.len;
 		$$->c = mk(ps, N_STR, @6);
 	}
+	| TABLE IDENT placement ':' type ARROW type FROM STRING source_opts ';' {
+		$$ = $10;
+		$$->span = SPAN(@$);
+		$$->name = $2;
+		$$->name_span = SPAN(@2);
+		$$->place = $3;
+		$$->a = $5;
+		$$->b = $7;
+		$$->str = $9.s;
+		$$->len = $9.len;
+		$$->c = mk(ps, N_STR, @9);
+		$$->ival = 1; /* a table */
+	}
+	| TABLE IDENT placement ':' type FROM STRING source_opts ';' {
+		/* Parsed so that sema can say a table needs a key type. */
+		$$ = $8;
+		$$->span = SPAN(@$);
+		$$->name = $2;
+		$$->name_span = SPAN(@2);
+		$$->place = $3;
+		$$->a = NULL;
+		$$->b = $5;
+		$$->str = $7.s;
+		$$->len = $7.len;
+		$$->c = mk(ps, N_STR, @7);
+		$$->ival = 1;
+	}
+	;
+
+/* Where a table's store lives: table name in memory = ... */
+placement
+	: %empty { $$ = NULL; }
+	| IN IDENT { $$ = mk(ps, N_IDENT, @2); $$->name = $2; }
 	;
 
 source_opts
@@ -298,11 +331,20 @@ stream_def
 		$$->name_span = SPAN(@2);
 		$$->a = $4;
 	}
-	| TABLE IDENT '=' expr ';' {
+	| STREAM IDENT IN IDENT '=' expr ';' {
+		error_hint(span_join(SPAN(@3), SPAN(@4)), "declare it as a table, or drop the placement",
+		           "a stream has no store to place");
 		$$ = mk(ps, N_STREAM_DEF, @$);
 		$$->name = $2;
 		$$->name_span = SPAN(@2);
-		$$->a = $4;
+		$$->a = $6;
+	}
+	| TABLE IDENT placement '=' expr ';' {
+		$$ = mk(ps, N_STREAM_DEF, @$);
+		$$->name = $2;
+		$$->name_span = SPAN(@2);
+		$$->place = $3;
+		$$->a = $5;
 		$$->ival = 1; /* a table */
 	}
 	| STREAM IDENT '=' expr PIPE IDENT '{' branches '}' ';' {
@@ -547,6 +589,7 @@ expr_list
 args
 	: %empty { $$ = NULL; }
 	| expr_list
+	| expr_list ',' { $$ = $1; } /* a trailing comma, for arguments on several lines */
 	;
 
 record_inits

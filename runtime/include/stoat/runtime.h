@@ -688,6 +688,35 @@ static inline bool stoat_val_get_count(stoat_val_reader *r, size_t *out)
 }
 
 /*
+ * A grouped table's changes (group_by on a table) go through an internal
+ * topic as records whose value is a change rather than a value: a flags
+ * byte, then the value to subtract from the key's group (when
+ * STOAT_CHANGE_OLD is set) and the value to add to it (STOAT_CHANGE_NEW),
+ * each in the store value layout.  A change of a table row whose group
+ * stays the same may carry both; one that moves it sends each to its own
+ * group's key.
+ */
+enum { STOAT_CHANGE_OLD = 1, STOAT_CHANGE_NEW = 2 };
+
+static inline void stoat_change_put_flags(stoat_buf *b, unsigned flags)
+{
+	stoat_buf_putc(b, (char)flags);
+}
+
+/* The flags byte: one or both of the two flags, nothing else. */
+static inline bool stoat_change_get_flags(stoat_val_reader *r, unsigned *flags)
+{
+	if (r->p == r->end)
+		return false;
+	unsigned f = (unsigned char)*r->p;
+	if (f == 0 || f > (STOAT_CHANGE_OLD | STOAT_CHANGE_NEW))
+		return false;
+	r->p++;
+	*flags = f;
+	return true;
+}
+
+/*
  * Inverses of the store key layout (stoat_key_put_*), for code that gets
  * a store's keys back as bytes (a store's flush function, range scans).
  */
