@@ -1,0 +1,336 @@
+package stoat.bench.ks;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The Kafka Streams peer of stoat's broker benchmarks: the topologies of
+ * bench/kafka/{passthrough,filter_map,wordcount}.stoat written against the
+ * Kafka Streams DSL. See bench/ks/README.md.
+ */
+public final class Main {
+	private static final String USAGE = String.join("\n",
+			"usage: java -jar stoat-bench-ks.jar passthrough|filter_map|wordcount",
+			"         --bootstrap HOST:PORT --app-id ID --in TOPIC --out TOPIC",
+			"         [--guarantee at_least_once|exactly_once] [--commit-interval-ms 100]",
+			"         [--cache-max-bytes 10485760] [--threads 1] [--state-dir DIR]",
+			"         [--idle-exit-ms N] [--config PROPERTY=VALUE]...");
+
+	/* Records taken from the input topic, from the repartition topic (wordcount), written out. */
+	static final LongAdder IN = new LongAdder();
+	static final LongAdder REPARTITIONED = new LongAdder();
+	static final LongAdder OUT = new LongAdder();
+	private static final AtomicBoolean FIRST_OUT = new AtomicBoolean();
+	private static long processStartMs;
+	private static String appId = "ks";
+
+	private Main() {
+	}
+
+	private static void log(String msg) {
+		System.err.println(appId + ": " + msg);
+		System.err.flush();
+	}
+
+	private static long sinceStart() {
+		return System.currentTimeMillis() - processStartMs;
+	}
+
+	/* The peek before each sink: counts the output, and reports the first record. */
+	private static <K, V> void output(K k, V v) {
+		OUT.increment();
+		if (!FIRST_OUT.get() && FIRST_OUT.compareAndSet(false, true))
+			log("first output record after " + sinceStart() + " ms (since the process started)");
+	}
+
+	private static <K, V> void input(K k, V v) {
+		IN.increment();
+	}
+
+	// ------------------------------------------------------------------ topologies
+
+	/* bench/kafka/passthrough.stoat: bytes in, the same bytes out, keys (null ones too) kept. */
+	static Topology passthrough(String in, String out) {
+		StreamsBuilder b = new StreamsBuilder();
+		b.stream(in, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
+				.peek(Main::input)
+				.peek(Main::output)
+				.to(out, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
+		return b.build();
+	}
+
+	/* bench/kafka/filter_map.stoat: keep amount >= 100.0, map each Event to a Summary. */
+	static Topology filterMap(String in, String out) {
+		StreamsBuilder b = new StreamsBuilder();
+		b.stream(in, Consumed.with(Serdes.String(), JsonSerdes.event()))
+				.peek(Main::input)
+				.filter((k, e) -> e.amount() >= 100.0)
+				.mapValues(Summary::of)
+				.peek(Main::output)
+				.to(out, Produced.with(Serdes.String(), JsonSerdes.summary()));
+		return b.build();
+	}
+
+	/*
+	 * bench/kafka/wordcount.stoat (samples/wordcount): lines -> lower-case words longer than one
+	 * byte -> re-keyed by the word and repartitioned (<app-id>-counts-repartition) -> count() in the
+	 * RocksDB store "counts" (changelog <app-id>-counts-changelog, record cache) -> every count as
+	 * it leaves the cache, (String, Long) out. groupBy((k, w) -> w) spelt out as selectKey +
+	 * repartition + groupByKey (what groupBy compiles to) so that a peek can count the records
+	 * read back from the repartition topic, which the idle exit has to wait for.
+	 */
+	static Topology wordcount(String in, String out) {
+		StreamsBuilder b = new StreamsBuilder();
+		KStream<byte[], String> lines = b.stream(in, Consumed.with(Serdes.ByteArray(), Serdes.String()));
+		lines.peek(Main::input)
+				.flatMapValues(line -> line == null ? java.util.List.<String>of() : Text.splitWords(Text.lower(line)))
+				.filter((k, w) -> Text.longerThanOneByte(w))
+				.selectKey((k, w) -> w)
+				.repartition(Repartitioned.<String, String>as("counts")
+						.withKeySerde(Serdes.String()).withValueSerde(Serdes.String()))
+				.peek((k, v) -> REPARTITIONED.increment())
+				.groupByKey()
+				.count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as("counts")
+						.withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
+				.toStream()
+				.peek(Main::output)
+				.to(out, Produced.with(Serdes.String(), Serdes.Long()));
+		return b.build();
+	}
+
+	// ------------------------------------------------------------------ main
+
+	private static void usage(String why) {
+		if (why != null)
+			System.err.println("stoat-bench-ks: " + why);
+		System.err.println(USAGE);
+		System.exit(2);
+	}
+
+	private static long number(String opt, String v) {
+		try {
+			return Long.parseLong(v);
+		} catch (NumberFormatException e) {
+			usage(opt + " wants an integer, not '" + v + "'");
+			return 0;
+		}
+	}
+
+	public static void main(String[] args) throws Exception {
+		processStartMs = ProcessHandle.current().info().startInstant().map(i -> i.toEpochMilli())
+				.orElse(System.currentTimeMillis());
+		// Quiet logging (slf4j-simple, to stderr): warnings and errors only, unless asked otherwise.
+		if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null)
+			System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+
+		if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help"))
+			usage(null);
+		String scenario = args[0];
+		String bootstrap = null, in = null, out = null, stateDir = null;
+		String guarantee = "at_least_once";
+		long commitMs = 100, cacheBytes = 10L * 1024 * 1024, threads = 1, idleMs = 0;
+		Properties extra = new Properties();
+		for (int i = 1; i < args.length; i++) {
+			String opt = args[i];
+			String val = null;
+			int eq = opt.indexOf('=');
+			if (opt.startsWith("--") && eq > 0) {
+				val = opt.substring(eq + 1);
+				opt = opt.substring(0, eq);
+			} else if (i + 1 < args.length) {
+				val = args[++i];
+			} else {
+				usage(opt + " wants a value");
+			}
+			switch (opt) {
+			case "--bootstrap", "--bootstrap-servers", "-b" -> bootstrap = val;
+			case "--app-id" -> appId = val;
+			case "--in" -> in = val;
+			case "--out" -> out = val;
+			case "--guarantee" -> guarantee = val;
+			case "--commit-interval-ms" -> commitMs = number(opt, val);
+			case "--cache-max-bytes" -> cacheBytes = number(opt, val);
+			case "--threads" -> threads = number(opt, val);
+			case "--state-dir" -> stateDir = val;
+			case "--idle-exit-ms" -> idleMs = number(opt, val);
+			case "--config", "-X" -> {
+				int e = val.indexOf('=');
+				if (e <= 0)
+					usage("--config wants PROPERTY=VALUE");
+				extra.setProperty(val.substring(0, e), val.substring(e + 1));
+			}
+			default -> usage("unknown option " + opt);
+			}
+		}
+		if (bootstrap == null || in == null || out == null || appId.equals("ks") && !hasAppId(args))
+			usage("--bootstrap, --app-id, --in and --out are required");
+		String pg = switch (guarantee.toLowerCase(Locale.ROOT)) {
+		case "at_least_once" -> StreamsConfig.AT_LEAST_ONCE;
+		case "exactly_once", "exactly_once_v2" -> StreamsConfig.EXACTLY_ONCE_V2;
+		default -> {
+			usage("--guarantee is at_least_once or exactly_once");
+			yield null;
+		}
+		};
+		Topology topology = switch (scenario) {
+		case "passthrough" -> passthrough(in, out);
+		case "filter_map" -> filterMap(in, out);
+		case "wordcount" -> wordcount(in, out);
+		default -> {
+			usage("unknown scenario " + scenario);
+			yield null;
+		}
+		};
+		Path tempState = null;
+		if (stateDir == null) {
+			tempState = Files.createTempDirectory("stoat-bench-ks-");
+			stateDir = tempState.toString();
+		}
+
+		Properties p = new Properties();
+		p.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
+		p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+		p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, pg);
+		p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(commitMs));
+		p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, Long.toString(cacheBytes));
+		p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, Long.toString(threads));
+		p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir);
+		p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
+		p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
+		// The client settings of stoat's Kafka driver (runtime/src/kafka.c) where Kafka Streams'
+		// defaults differ: read_committed under at-least-once too, zstd, linger.ms 5.
+		p.put(StreamsConfig.consumerPrefix(ConsumerConfig.ISOLATION_LEVEL_CONFIG), "read_committed");
+		p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "zstd");
+		p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), "5");
+		p.putAll(extra);
+
+		KafkaStreams streams = new KafkaStreams(topology, p);
+		AtomicBoolean failed = new AtomicBoolean();
+		streams.setUncaughtExceptionHandler(e -> {
+			log("error: " + e);
+			failed.set(true);
+			return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+		});
+		long[] runningSince = { 0 };
+		streams.setStateListener((now, before) -> {
+			if (now == KafkaStreams.State.RUNNING) {
+				synchronized (runningSince) {
+					if (runningSince[0] == 0)
+						log("running after " + sinceStart() + " ms (since the process started)");
+					runningSince[0] = System.currentTimeMillis();
+				}
+			}
+		});
+		AtomicBoolean stop = new AtomicBoolean();
+		Thread mainThread = Thread.currentThread();
+		Thread hook = new Thread(() -> {
+			stop.set(true);
+			mainThread.interrupt();
+			try {
+				mainThread.join(90_000);
+			} catch (InterruptedException e) {
+				// exiting anyway
+			}
+		});
+		Runtime.getRuntime().addShutdownHook(hook);
+
+		log("Kafka Streams " + kafkaVersion() + ", scenario " + scenario
+				+ ", " + pg + ", commit " + commitMs + " ms, cache " + cacheBytes + " bytes, " + threads
+				+ " thread(s), state " + stateDir);
+		streams.start();
+
+		long seen = -1, lastInput = System.currentTimeMillis();
+		while (!stop.get()) {
+			try {
+				Thread.sleep(10);
+			} catch (InterruptedException e) {
+				break;
+			}
+			KafkaStreams.State st = streams.state();
+			if (st == KafkaStreams.State.ERROR || st == KafkaStreams.State.PENDING_ERROR
+					|| st == KafkaStreams.State.PENDING_SHUTDOWN || st == KafkaStreams.State.NOT_RUNNING) {
+				failed.set(true);
+				log("error: Kafka Streams is " + st);
+				break;
+			}
+			long now = System.currentTimeMillis();
+			long total = IN.sum() + REPARTITIONED.sum();
+			if (total != seen) {
+				seen = total;
+				lastInput = now;
+			}
+			long since;
+			synchronized (runningSince) {
+				since = runningSince[0];
+			}
+			if (idleMs > 0 && st == KafkaStreams.State.RUNNING && since > 0
+					&& now - Math.max(lastInput, since) >= idleMs) {
+				log("no input for " + idleMs + " ms: stopping (--idle-exit)");
+				break;
+			}
+		}
+		boolean closed = streams.close(Duration.ofSeconds(60));
+		if (!closed) {
+			log("error: Kafka Streams did not close within 60 s");
+			failed.set(true);
+		}
+		if (tempState != null)
+			deleteTree(tempState);
+		long repart = REPARTITIONED.sum();
+		log("records in " + (IN.sum() + repart) + ", out " + OUT.sum() + " (input topic " + IN.sum()
+				+ ", repartition topic " + repart + "), " + sinceStart() + " ms");
+		if (!stop.get())
+			Runtime.getRuntime().removeShutdownHook(hook);
+		System.err.flush();
+		if (stop.get())
+			return; // SIGTERM/SIGINT: the JVM is exiting already (the hook waits for us)
+		System.exit(failed.get() ? 1 : 0);
+	}
+
+	/* The kafka-streams version the jar was built with (a filtered resource). */
+	private static String kafkaVersion() {
+		Properties v = new Properties();
+		try (var in = Main.class.getResourceAsStream("/stoat-bench-ks.properties")) {
+			if (in != null)
+				v.load(in);
+		} catch (java.io.IOException e) {
+			// unknown
+		}
+		return v.getProperty("kafka.version", "(unknown version)");
+	}
+
+	private static void deleteTree(Path dir) {
+		try (var paths = Files.walk(dir)) {
+			paths.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+		} catch (java.io.IOException e) {
+			log("warning: cannot remove " + dir + ": " + e.getMessage());
+		}
+	}
+
+	private static boolean hasAppId(String[] args) {
+		for (String a : args)
+			if (a.equals("--app-id") || a.startsWith("--app-id="))
+				return true;
+		return false;
+	}
+}
