@@ -1848,9 +1848,12 @@ static IrNode *check_cogroup(Node *e)
 static IrNode *check_step(IrNode *parent, Node *step)
 {
 	if (step->kind == N_TO) {
-		if (parent->table || parent->grouped) {
-			error_hint(step->name_span, parent->table ? "write a table's updates with to_stream() |> to \"topic\"" : "aggregate it first: count(), reduce(...) or aggregate(...)",
-			           "'to' needs a stream, and this is a %s", parent->table ? "table" : "grouped stream");
+		if (parent->table || parent->grouped || parent->cogrouped) {
+			error_hint(step->name_span,
+			           parent->table ? "write a table's updates with to_stream() |> to \"topic\""
+			           : parent->cogrouped ? "aggregate it first: cogroup(...) |> aggregate(initial)"
+			                               : "aggregate it first: count(), reduce(...) or aggregate(...)",
+			           "'to' needs a stream, and this is a %s", node_what(parent));
 			return NULL;
 		}
 		return check_sink(parent, step);
@@ -1918,7 +1921,7 @@ static IrNode *check_step(IrNode *parent, Node *step)
 			           type_str(other->val), type_str(parent->key), type_str(parent->val));
 			return NULL;
 		}
-		if (other->table || other->grouped) {
+		if (other->table || other->grouped || other->cogrouped) {
 			error_at(arg->span, "merge needs two streams");
 			return NULL;
 		}
@@ -2188,6 +2191,13 @@ static void check_split(Node *it)
 	}
 	if (parent->kind == IR_SINK) {
 		error_at(it->name_span, "nothing can follow 'to'");
+		return;
+	}
+	if (parent->table || parent->grouped || parent->cogrouped) {
+		error_hint(it->name_span, parent->table ? "turn it into a stream first: to_stream()" : NULL,
+		           "split needs a stream, and this is a %s", node_what(parent));
+		for (Node *b = it->list; b; b = b->next)
+			define_stream(b->name, b->name_span, NULL, false);
 		return;
 	}
 	if (!it->list) {
