@@ -230,7 +230,8 @@ static bool generated_c_name(const char *name)
 {
 	static const char *prefixes[] = {
 		"stoat_", "pipeline_", "segment_", "json_read_", "json_write_", "decode_",
-		"encode_", "index_", "get_", "app_", "store_", "after_", "flush_",
+		"encode_", "index_", "get_", "app_", "store_key_", "store_value_", "change_read_", "after_",
+		"flush_",
 	};
 	if (strcmp(name, "main") == 0 || strcmp(name, "app") == 0)
 		return true;
