@@ -230,7 +230,8 @@ static bool generated_c_name(const char *name)
 {
 	static const char *prefixes[] = {
 		"stoat_", "pipeline_", "segment_", "json_read_", "json_write_", "decode_",
-		"encode_", "index_", "get_", "app_", "store_", "after_", "flush_",
+		"encode_", "index_", "get_", "app_", "store_key_", "store_value_", "change_read_", "after_",
+		"flush_",
 	};
 	if (strcmp(name, "main") == 0 || strcmp(name, "app") == 0)
 		return true;
@@ -1848,9 +1849,12 @@ static IrNode *check_cogroup(Node *e)
 static IrNode *check_step(IrNode *parent, Node *step)
 {
 	if (step->kind == N_TO) {
-		if (parent->table || parent->grouped) {
-			error_hint(step->name_span, parent->table ? "write a table's updates with to_stream() |> to \"topic\"" : "aggregate it first: count(), reduce(...) or aggregate(...)",
-			           "'to' needs a stream, and this is a %s", parent->table ? "table" : "grouped stream");
+		if (parent->table || parent->grouped || parent->cogrouped) {
+			error_hint(step->name_span,
+			           parent->table ? "write a table's updates with to_stream() |> to \"topic\""
+			           : parent->cogrouped ? "aggregate it first: cogroup(...) |> aggregate(initial)"
+			                               : "aggregate it first: count(), reduce(...) or aggregate(...)",
+			           "'to' needs a stream, and this is a %s", node_what(parent));
 			return NULL;
 		}
 		return check_sink(parent, step);
@@ -1918,7 +1922,7 @@ static IrNode *check_step(IrNode *parent, Node *step)
 			           type_str(other->val), type_str(parent->key), type_str(parent->val));
 			return NULL;
 		}
-		if (other->table || other->grouped) {
+		if (other->table || other->grouped || other->cogrouped) {
 			error_at(arg->span, "merge needs two streams");
 			return NULL;
 		}
@@ -2188,6 +2192,13 @@ static void check_split(Node *it)
 	}
 	if (parent->kind == IR_SINK) {
 		error_at(it->name_span, "nothing can follow 'to'");
+		return;
+	}
+	if (parent->table || parent->grouped || parent->cogrouped) {
+		error_hint(it->name_span, parent->table ? "turn it into a stream first: to_stream()" : NULL,
+		           "split needs a stream, and this is a %s", node_what(parent));
+		for (Node *b = it->list; b; b = b->next)
+			define_stream(b->name, b->name_span, NULL, false);
 		return;
 	}
 	if (!it->list) {

@@ -332,7 +332,7 @@ static const char *c_safe_type_name(const char *name)
 	 * Helper names append a type's name to a prefix (store_key_<T>,
 	 * store_key_get_<T>), and after_<store> and flush_<store> are functions.
 	 */
-	static const char *prefixes[] = { "put_", "read_", "store_", "after_", "flush_" };
+	static const char *prefixes[] = { "put_", "read_", "store_", "change_", "after_", "flush_" };
 	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
 			return xasprintf("%s_", name);
