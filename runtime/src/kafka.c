@@ -51,6 +51,7 @@ struct stoat_kafka {
 	rd_kafka_t *consumer;
 	rd_kafka_t *producer;
 	rd_kafka_queue_t *queue;
+	rd_kafka_queue_t *internal_queue; /* the repartition topics' records */
 	rd_kafka_topic_t **sink_topics; /* per sink with a fixed topic */
 	stoat_ctx *tasks;                /* one context per source */
 	kafka_partition *parts;
@@ -590,6 +591,25 @@ static void log_partitions(stoat_kafka *k, const char *what, const rd_kafka_topi
 		logf_(k, "%s %d partition%s: %s", what, l->cnt, l->cnt == 1 ? "" : "s", text);
 }
 
+/*
+ * True when some store is fed by more than one source (cogroup, say):
+ * partition p of each of those topics must then be processed by the same
+ * instance, which the cooperative-sticky assignor does not promise and the
+ * range assignor does for topics of equal partition counts.
+ */
+static bool has_shared_stores(const stoat_app *app)
+{
+	for (size_t s = 0; s < app->store_count; s++) {
+		int feeders = 0;
+		for (size_t i = 0; i < app->source_count; i++)
+			for (size_t j = 0; j < app->sources[i].store_count; j++)
+				feeders += app->sources[i].stores[j] == (int)s;
+		if (feeders > 1)
+			return true;
+	}
+	return false;
+}
+
 /* The consumer that reads changelogs (assign only, no group). */
 static rd_kafka_t *new_restorer(stoat_kafka *k)
 {
@@ -800,6 +820,14 @@ static bool restore_assigned(stoat_kafka *k, const rd_kafka_topic_partition_list
 	return ok && pending == 0;
 }
 
+/* Incremental (cooperative) rebalancing, or eager (range: see
+ * has_shared_stores)? */
+static bool cooperative(rd_kafka_t *rk)
+{
+	const char *protocol = rd_kafka_rebalance_protocol(rk);
+	return protocol && strcmp(protocol, "COOPERATIVE") == 0;
+}
+
 static void rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t *parts,
 			 void *opaque)
 {
@@ -830,10 +858,27 @@ static void rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic
 			k->fatal = true;
 			stop_requested = 1;
 		}
-		rd_kafka_error_t *e = rd_kafka_incremental_assign(rk, parts);
-		if (e) {
-			logf_(k, "error: cannot take the assigned partitions: %s", rd_kafka_error_string(e));
-			rd_kafka_error_destroy(e);
+		if (!cooperative(rk)) {
+			rd_kafka_resp_err_t ae = rd_kafka_assign(rk, parts);
+			if (ae)
+				logf_(k, "error: cannot take the assigned partitions: %s", rd_kafka_err2str(ae));
+		} else {
+			rd_kafka_error_t *e = rd_kafka_incremental_assign(rk, parts);
+			if (e) {
+				logf_(k, "error: cannot take the assigned partitions: %s", rd_kafka_error_string(e));
+				rd_kafka_error_destroy(e);
+			}
+		}
+		/* Repartition records get their own queue: see poll_once. */
+		for (int i = 0; k->internal_queue && i < parts->cnt; i++) {
+			size_t src = source_of_topic(k->app, parts->elems[i].topic);
+			if (src == SIZE_MAX || !k->app->sources[src].internal)
+				continue;
+			rd_kafka_queue_t *pq = rd_kafka_queue_get_partition(rk, parts->elems[i].topic, parts->elems[i].partition);
+			if (pq) {
+				rd_kafka_queue_forward(pq, k->internal_queue);
+				rd_kafka_queue_destroy(pq);
+			}
 		}
 		return;
 	}
@@ -852,6 +897,10 @@ static void rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic
 			kafka_partition *p = find_part(k, parts->elems[i].topic, parts->elems[i].partition);
 			if (p)
 				p->assigned = false;
+		}
+		if (!cooperative(rk)) {
+			rd_kafka_assign(rk, NULL);
+			return;
 		}
 		rd_kafka_error_t *e = rd_kafka_incremental_unassign(rk, parts);
 		if (e) {
@@ -1067,10 +1116,11 @@ static void consumer_event(stoat_kafka *k, rd_kafka_message_t *r)
 	}
 }
 
-/* Runs one batch from the consumer queue; returns the records taken. */
-static ssize_t poll_once(stoat_kafka *k)
+/* Runs one batch from queue q, waiting up to timeout_ms for it; returns
+ * the records taken. */
+static ssize_t poll_queue(stoat_kafka *k, rd_kafka_queue_t *q, int timeout_ms)
 {
-	ssize_t n = rd_kafka_consume_batch_queue(k->queue, 100, k->rkmsgs, k->opt->batch_max);
+	ssize_t n = rd_kafka_consume_batch_queue(q, timeout_ms, k->rkmsgs, k->opt->batch_max);
 	if (n < 0) {
 		logf_(k, "warning: consumer: %s", rd_kafka_err2str(rd_kafka_last_error()));
 		return 0;
@@ -1106,6 +1156,23 @@ static ssize_t poll_once(stoat_kafka *k)
 		rd_kafka_message_destroy(k->rkmsgs[m]);
 	rd_kafka_poll(k->producer, 0);
 	return records;
+}
+
+/*
+ * Runs what is waiting: repartition records first (their own queue, see
+ * rebalance_cb), then the consumer queue.  Records an app writes to its
+ * own repartition topics would otherwise wait behind everything already
+ * fetched from the source topics (queued.min.messages of them), delaying
+ * every downstream sub-topology by that backlog.
+ */
+static ssize_t poll_once(stoat_kafka *k)
+{
+	ssize_t internal = 0;
+	if (k->internal_queue)
+		internal = poll_queue(k, k->internal_queue, 0);
+	if (k->failed || k->fatal || k->fenced)
+		return internal;
+	return internal + poll_queue(k, k->queue, internal > 0 ? 0 : 100);
 }
 
 static stoat_counters total_counters(const stoat_kafka *k)
@@ -1200,6 +1267,26 @@ static bool create_internal_topics(stoat_kafka *k)
 	for (size_t i = 0; i < app->source_count; i++)
 		if (app->sources[i].internal)
 			source_partitions[i] = partitions;
+	/* Sources sharing a store must be co-partitioned (as Kafka Streams
+	 * requires): key k's records meet in partition p of every one. */
+	for (size_t s = 0; s < app->store_count; s++) {
+		size_t first = SIZE_MAX;
+		for (size_t i = 0; i < app->source_count; i++)
+			for (size_t j = 0; j < app->sources[i].store_count; j++) {
+				if (app->sources[i].stores[j] != (int)s)
+					continue;
+				if (first == SIZE_MAX)
+					first = i;
+				else if (source_partitions[i] != source_partitions[first]) {
+					logf_(k, "error: topics %s (%d partitions) and %s (%d partitions) both feed table %s, "
+						 "so they must have the same number of partitions",
+					      app->sources[first].topic, source_partitions[first], app->sources[i].topic,
+					      source_partitions[i], app->stores[s].name);
+					free(source_partitions);
+					return false;
+				}
+			}
+	}
 	rd_kafka_NewTopic_t **nts = xmalloc_((internal + changelogs) * sizeof *nts);
 	int *counts = xmalloc_((internal + changelogs) * sizeof *counts);
 	const char **names = xmalloc_((internal + changelogs) * sizeof *names);
@@ -1310,7 +1397,8 @@ static rd_kafka_t *new_consumer(stoat_kafka *k, const char *prog)
 	bool ok = conf_set(conf, prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
 		  conf_set(conf, prog, "group.id", k->app->app_id) &&
 		  conf_set(conf, prog, "client.id", k->app->app_id) &&
-		  conf_set(conf, prog, "partition.assignment.strategy", "cooperative-sticky") &&
+		  conf_set(conf, prog, "partition.assignment.strategy",
+			   has_shared_stores(k->app) ? "range" : "cooperative-sticky") &&
 		  conf_set(conf, prog, "enable.auto.commit", "false") &&
 		  conf_set(conf, prog, "enable.auto.offset.store", "false") &&
 		  conf_set(conf, prog, "auto.offset.reset", "earliest") &&
@@ -1568,6 +1656,9 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	}
 	rd_kafka_poll_set_consumer(k->consumer);
 	k->queue = rd_kafka_queue_get_consumer(k->consumer);
+	for (size_t i = 0; i < app->source_count; i++)
+		if (app->sources[i].internal && !k->internal_queue)
+			k->internal_queue = rd_kafka_queue_new(k->consumer);
 	k->last_commit_ms = k->last_input_ms = now_ms();
 
 	while (!stop_requested) {
@@ -1628,6 +1719,8 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 out:
 	if (k->queue)
 		rd_kafka_queue_destroy(k->queue);
+	if (k->internal_queue)
+		rd_kafka_queue_destroy(k->internal_queue);
 	if (k->consumer) {
 		/* Leaves the group; the revocation commits nothing more now. */
 		k->failed = k->failed || k->fatal || status != STOAT_EXIT_OK;

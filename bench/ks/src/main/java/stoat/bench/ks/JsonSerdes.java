@@ -57,10 +57,12 @@ final class JsonSerdes {
 	/*
 	 * stoat's string escapes (runtime/src/buf.c, stoat_buf_put_json_str): \" \\ \n \t \r \b \f, the other
 	 * control characters as \\u00xx in lower case, everything else (DEL and non-ASCII too) as is, in
-	 * UTF-8. Jackson's defaults are the same but for the case of the hex digits.
+	 * UTF-8. Jackson's defaults differ in the case of the hex digits and in writing characters
+	 * beyond U+FFFF (surrogate pairs) as two \\uXXXX escapes instead of their 4 UTF-8 bytes.
 	 */
 	private static final JsonFactory FACTORY = JsonFactory.builder()
 			.disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE)
+			.enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
 			.build();
 
 	static Serde<Summary> summary() {

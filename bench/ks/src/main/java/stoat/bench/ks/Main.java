@@ -9,12 +9,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
@@ -34,7 +40,7 @@ public final class Main {
 			"         --bootstrap HOST:PORT --app-id ID --in TOPIC --out TOPIC",
 			"         [--guarantee at_least_once|exactly_once] [--commit-interval-ms 100]",
 			"         [--cache-max-bytes 10485760] [--threads 1] [--state-dir DIR]",
-			"         [--idle-exit-ms N] [--config PROPERTY=VALUE]...");
+			"         [--idle-exit-ms N] [--config PROPERTY=VALUE]... [--print-topology]");
 
 	/* Records taken from the input topic, from the repartition topic (wordcount), written out. */
 	static final LongAdder IN = new LongAdder();
@@ -42,13 +48,13 @@ public final class Main {
 	static final LongAdder OUT = new LongAdder();
 	private static final AtomicBoolean FIRST_OUT = new AtomicBoolean();
 	private static long processStartMs;
-	private static String appId = "ks";
+	private static String appId;
 
 	private Main() {
 	}
 
 	private static void log(String msg) {
-		System.err.println(appId + ": " + msg);
+		System.err.println((appId != null ? appId : "stoat-bench-ks") + ": " + msg);
 		System.err.flush();
 	}
 
@@ -70,8 +76,7 @@ public final class Main {
 	// ------------------------------------------------------------------ topologies
 
 	/* bench/kafka/passthrough.stoat: bytes in, the same bytes out, keys (null ones too) kept. */
-	static Topology passthrough(String in, String out) {
-		StreamsBuilder b = new StreamsBuilder();
+	static Topology passthrough(StreamsBuilder b, String in, String out) {
 		b.stream(in, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
 				.peek(Main::input)
 				.peek(Main::output)
@@ -80,9 +85,8 @@ public final class Main {
 	}
 
 	/* bench/kafka/filter_map.stoat: keep amount >= 100.0, map each Event to a Summary. */
-	static Topology filterMap(String in, String out) {
-		StreamsBuilder b = new StreamsBuilder();
-		b.stream(in, Consumed.with(Serdes.String(), JsonSerdes.event()))
+	static Topology filterMap(StreamsBuilder b, String in, String out) {
+		b.stream(in, Consumed.with(nonNullString(), JsonSerdes.event()))
 				.peek(Main::input)
 				.filter((k, e) -> e.amount() >= 100.0)
 				.mapValues(Summary::of)
@@ -99,11 +103,10 @@ public final class Main {
 	 * repartition + groupByKey (what groupBy compiles to) so that a peek can count the records
 	 * read back from the repartition topic, which the idle exit has to wait for.
 	 */
-	static Topology wordcount(String in, String out) {
-		StreamsBuilder b = new StreamsBuilder();
-		KStream<byte[], String> lines = b.stream(in, Consumed.with(Serdes.ByteArray(), Serdes.String()));
+	static Topology wordcount(StreamsBuilder b, String in, String out) {
+		KStream<byte[], String> lines = b.stream(in, Consumed.with(Serdes.ByteArray(), nonNullString()));
 		lines.peek(Main::input)
-				.flatMapValues(line -> line == null ? java.util.List.<String>of() : Text.splitWords(Text.lower(line)))
+				.flatMapValues(line -> Text.splitWords(Text.lower(line)))
 				.filter((k, w) -> Text.longerThanOneByte(w))
 				.selectKey((k, w) -> w)
 				.repartition(Repartitioned.<String, String>as("counts")
@@ -116,6 +119,22 @@ public final class Main {
 				.peek(Main::output)
 				.to(out, Produced.with(Serdes.String(), Serdes.Long()));
 		return b.build();
+	}
+
+	/*
+	 * Kafka's StringSerde, but null is a deserialization error (which stops the app: Kafka Streams'
+	 * default LogAndFailExceptionHandler), as for stoat's `string` (not `string?`) keys and values.
+	 */
+	static Serde<String> nonNullString() {
+		Deserializer<String> d = new StringDeserializer() {
+			@Override
+			public String deserialize(String topic, byte[] data) {
+				if (data == null)
+					throw new SerializationException("null where a string is expected (" + topic + ")");
+				return super.deserialize(topic, data);
+			}
+		};
+		return Serdes.serdeFrom(new StringSerializer(), d);
 	}
 
 	// ------------------------------------------------------------------ main
@@ -137,17 +156,15 @@ public final class Main {
 	}
 
 	public static void main(String[] args) throws Exception {
-		processStartMs = ProcessHandle.current().info().startInstant().map(i -> i.toEpochMilli())
-				.orElse(System.currentTimeMillis());
-		// Quiet logging (slf4j-simple, to stderr): warnings and errors only, unless asked otherwise.
-		if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null)
-			System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+		// The JVM's own start time (ProcessHandle's is only as precise as the kernel's boot time, 1 s).
+		processStartMs = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
 
 		if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help"))
 			usage(null);
 		String scenario = args[0];
 		String bootstrap = null, in = null, out = null, stateDir = null;
 		String guarantee = "at_least_once";
+		boolean printTopology = false;
 		long commitMs = 100, cacheBytes = 10L * 1024 * 1024, threads = 1, idleMs = 0;
 		Properties extra = new Properties();
 		for (int i = 1; i < args.length; i++) {
@@ -157,6 +174,8 @@ public final class Main {
 			if (opt.startsWith("--") && eq > 0) {
 				val = opt.substring(eq + 1);
 				opt = opt.substring(0, eq);
+			} else if (opt.equals("--print-topology")) {
+				val = ""; // a flag: no value
 			} else if (i + 1 < args.length) {
 				val = args[++i];
 			} else {
@@ -173,6 +192,7 @@ public final class Main {
 			case "--threads" -> threads = number(opt, val);
 			case "--state-dir" -> stateDir = val;
 			case "--idle-exit-ms" -> idleMs = number(opt, val);
+			case "--print-topology" -> printTopology = true;
 			case "--config", "-X" -> {
 				int e = val.indexOf('=');
 				if (e <= 0)
@@ -182,7 +202,7 @@ public final class Main {
 			default -> usage("unknown option " + opt);
 			}
 		}
-		if (bootstrap == null || in == null || out == null || appId.equals("ks") && !hasAppId(args))
+		if (bootstrap == null || appId == null || in == null || out == null)
 			usage("--bootstrap, --app-id, --in and --out are required");
 		String pg = switch (guarantee.toLowerCase(Locale.ROOT)) {
 		case "at_least_once" -> StreamsConfig.AT_LEAST_ONCE;
@@ -192,15 +212,8 @@ public final class Main {
 			yield null;
 		}
 		};
-		Topology topology = switch (scenario) {
-		case "passthrough" -> passthrough(in, out);
-		case "filter_map" -> filterMap(in, out);
-		case "wordcount" -> wordcount(in, out);
-		default -> {
+		if (!scenario.equals("passthrough") && !scenario.equals("filter_map") && !scenario.equals("wordcount"))
 			usage("unknown scenario " + scenario);
-			yield null;
-		}
-		};
 		Path tempState = null;
 		if (stateDir == null) {
 			tempState = Files.createTempDirectory("stoat-bench-ks-");
@@ -224,6 +237,14 @@ public final class Main {
 		p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), "5");
 		p.putAll(extra);
 
+		StreamsBuilder builder = new StreamsBuilder(new TopologyConfig(new StreamsConfig(p)));
+		Topology topology = switch (scenario) {
+		case "passthrough" -> passthrough(builder, in, out);
+		case "filter_map" -> filterMap(builder, in, out);
+		default -> wordcount(builder, in, out);
+		};
+		if (printTopology)
+			System.err.print(topology.describe());
 		KafkaStreams streams = new KafkaStreams(topology, p);
 		AtomicBoolean failed = new AtomicBoolean();
 		streams.setUncaughtExceptionHandler(e -> {
@@ -243,6 +264,7 @@ public final class Main {
 		});
 		AtomicBoolean stop = new AtomicBoolean();
 		Thread mainThread = Thread.currentThread();
+		AtomicBoolean cleanStop = new AtomicBoolean();
 		Thread hook = new Thread(() -> {
 			stop.set(true);
 			mainThread.interrupt();
@@ -251,6 +273,10 @@ public final class Main {
 			} catch (InterruptedException e) {
 				// exiting anyway
 			}
+			// Closed and reported: exit 0 after a clean stop on SIGTERM/SIGINT, as stoat does
+			// (the JVM's own status would be 143 or 130).
+			if (cleanStop.get())
+				Runtime.getRuntime().halt(0);
 		});
 		Runtime.getRuntime().addShutdownHook(hook);
 
@@ -299,11 +325,20 @@ public final class Main {
 		long repart = REPARTITIONED.sum();
 		log("records in " + (IN.sum() + repart) + ", out " + OUT.sum() + " (input topic " + IN.sum()
 				+ ", repartition topic " + repart + "), " + sinceStart() + " ms");
-		if (!stop.get())
-			Runtime.getRuntime().removeShutdownHook(hook);
 		System.err.flush();
-		if (stop.get())
-			return; // SIGTERM/SIGINT: the JVM is exiting already (the hook waits for us)
+		boolean signalled = stop.get();
+		if (!signalled) {
+			try {
+				Runtime.getRuntime().removeShutdownHook(hook);
+			} catch (IllegalStateException e) {
+				signalled = true; // a signal just came: the JVM is shutting down already
+			}
+		}
+		if (signalled) {
+			// SIGTERM/SIGINT: the JVM is exiting (the hook waits for us, then halts with 0 if clean)
+			cleanStop.set(!failed.get());
+			return;
+		}
 		System.exit(failed.get() ? 1 : 0);
 	}
 
@@ -327,10 +362,4 @@ public final class Main {
 		}
 	}
 
-	private static boolean hasAppId(String[] args) {
-		for (String a : args)
-			if (a.equals("--app-id") || a.startsWith("--app-id="))
-				return true;
-		return false;
-	}
 }
