@@ -7,6 +7,9 @@
  *   kbtool delete BOOTSTRAP TOPIC...              delete topics (missing ones are fine)
  *   kbtool count  BOOTSTRAP TOPIC                 read the whole topic, read_committed,
  *                                                 print "RECORDS DIGEST"
+ *   kbtool final  BOOTSTRAP TOPIC                 the same, but the table the topic ends
+ *                                                 in: print "KEYS DIGEST" over each key's
+ *                                                 last value (a key lives in one partition)
  *
  * DIGEST is an order-independent digest of the records' keys and values
  * (the sum of a 64-bit hash of each), so a passthrough's output can be
@@ -20,6 +23,7 @@
  * rejects timestamps more than an hour ahead of the broker's clock).
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <librdkafka/rdkafka.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +110,39 @@ static int admin(const char *cmd, const char *bootstrap, int partitions, char **
 	return status;
 }
 
-static int count(const char *bootstrap, const char *topic)
+/* Last value hash per key hash: open addressing, grows at half full. */
+typedef struct table {
+	uint64_t *keys, *values; /* key hash 0: empty (hashes are made odd) */
+	size_t cap, count;
+} table;
+
+static void table_put(table *t, uint64_t k, uint64_t v)
+{
+	if ((t->count + 1) * 2 > t->cap) {
+		table old = *t;
+		t->cap = old.cap ? old.cap * 2 : 1024;
+		t->keys = calloc(t->cap, sizeof *t->keys);
+		t->values = calloc(t->cap, sizeof *t->values);
+		if (!t->keys || !t->values)
+			die("final", "out of memory");
+		t->count = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.keys[i])
+				table_put(t, old.keys[i], old.values[i]);
+		free(old.keys);
+		free(old.values);
+	}
+	size_t i = (size_t)k & (t->cap - 1);
+	while (t->keys[i] && t->keys[i] != k)
+		i = (i + 1) & (t->cap - 1);
+	if (!t->keys[i]) {
+		t->keys[i] = k;
+		t->count++;
+	}
+	t->values[i] = v;
+}
+
+static int count(const char *bootstrap, const char *topic, bool final)
 {
 	char err[512];
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -137,6 +173,7 @@ static int count(const char *bootstrap, const char *topic)
 	rd_kafka_queue_t *q = rd_kafka_queue_get_consumer(rk);
 	rd_kafka_message_t *msgs[1000];
 	uint64_t records = 0, digest = 0;
+	table last = { 0 };
 	while (eof_left > 0) {
 		ssize_t n = rd_kafka_consume_batch_queue(q, 1000, msgs, 1000);
 		for (ssize_t i = 0; i < n; i++) {
@@ -145,7 +182,11 @@ static int count(const char *bootstrap, const char *topic)
 				eof_left--;
 			else if (m->err)
 				die(topic, rd_kafka_message_errstr(m));
-			else {
+			else if (final) {
+				/* A tombstone deletes the key from the table. */
+				uint64_t k = hash(m->key, m->key_len, 0xcbf29ce484222325ULL) | 1;
+				table_put(&last, k, m->payload ? hash(m->payload, m->len, k) | 1 : 0);
+			} else {
 				records++;
 				digest += hash(m->payload, m->len, hash(m->key, m->key_len, 0xcbf29ce484222325ULL));
 			}
@@ -155,6 +196,15 @@ static int count(const char *bootstrap, const char *topic)
 	rd_kafka_queue_destroy(q);
 	rd_kafka_consumer_close(rk);
 	rd_kafka_destroy(rk);
+	if (final) {
+		for (size_t i = 0; i < last.cap; i++)
+			if (last.keys[i] && last.values[i]) {
+				records++;
+				digest += hash(&last.values[i], sizeof last.values[i], last.keys[i]);
+			}
+		free(last.keys);
+		free(last.values);
+	}
 	printf("%" PRIu64 " %016" PRIx64 "\n", records, digest);
 	return 0;
 }
@@ -166,8 +216,10 @@ int main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "delete"))
 		return admin("delete", argv[2], 0, argv + 3, argc - 3);
 	if (argc == 4 && !strcmp(argv[1], "count"))
-		return count(argv[2], argv[3]);
+		return count(argv[2], argv[3], false);
+	if (argc == 4 && !strcmp(argv[1], "final"))
+		return count(argv[2], argv[3], true);
 	fprintf(stderr, "usage: kbtool create BOOTSTRAP PARTITIONS TOPIC... | delete BOOTSTRAP TOPIC... | "
-			"count BOOTSTRAP TOPIC\n");
+			"count|final BOOTSTRAP TOPIC\n");
 	return 2;
 }
