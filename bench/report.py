@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Writes bench/run's markdown report (and the chart's data) from its raw results.
+
+Each line of --results is one run: space-separated key=value pairs
+(scenario, peer, guarantee, rep, status, wall, busy, user, sys, maxrss, in,
+first_ms, out, digest, ok).  Figures are medians over the runs of a
+(scenario, peer, guarantee).  CPU is per million input records (and, for
+word count, per million words); records/s is input records over the time
+until the peer's last input record (`busy`).
+"""
+import argparse
+import statistics
+
+PEER_LABEL = {
+    "limit": "limit (C, librdkafka)",
+    "stoat": "stoat",
+    "ks": "Kafka Streams",
+}
+SCENARIO_TITLE = {
+    "passthrough": "Passthrough (~1 KiB values)",
+    "filter_map": "Stateless JSON filter + map (~1 KiB values)",
+    "wordcount": "Word count",
+}
+SHORT = {"at_least_once": "alo", "exactly_once": "eos"}
+
+
+def parse(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                rows.append(dict(kv.split("=", 1) for kv in line.split()))
+    return rows
+
+
+def median(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for opt in ("results", "idle", "build", "out", "chart-data", "n-events", "n-lines", "words", "kept",
+                "vocabulary", "reps", "partitions", "idle-ms", "machine", "commit", "ks-jar", "ks-build-s",
+                "quick"):
+        ap.add_argument("--" + opt, default="")
+    a = ap.parse_args()
+    runs = parse(a.results)
+    n_input = {"passthrough": int(a.n_events), "filter_map": int(a.n_events), "wordcount": int(a.n_lines)}
+    words = int(a.words or 0)
+
+    groups = {}
+    for r in runs:
+        groups.setdefault((r["scenario"], r["guarantee"], r["peer"]), []).append(r)
+
+    def figures(scenario, guarantee, peer):
+        rs = groups.get((scenario, guarantee, peer))
+        if not rs:
+            return None
+        n = n_input[scenario]
+        cpu = [float(r["user"]) + float(r["sys"]) for r in rs]
+        return {
+            "rate": median([n / float(r["busy"]) for r in rs if float(r["busy"]) > 0]),
+            "cpu_m": median([c / n * 1e6 for c in cpu]),
+            "cpu_words_m": median([c / words * 1e6 for c in cpu]) if words else None,
+            "user_m": median([float(r["user"]) / n * 1e6 for r in rs]),
+            "sys_m": median([float(r["sys"]) / n * 1e6 for r in rs]),
+            "rss": median([float(r["maxrss"]) / 1024 for r in rs]),
+            "first": median([float(r["first_ms"]) for r in rs if float(r["first_ms"]) >= 0]),
+            "out": rs[-1]["out"],
+        }
+
+    scenarios = []
+    for r in runs:
+        if r["scenario"] not in scenarios:
+            scenarios.append(r["scenario"])
+    guarantees = []
+    for r in runs:
+        if r["guarantee"] not in guarantees:
+            guarantees.append(r["guarantee"])
+
+    out = []
+    w = out.append
+    title = "Benchmark: stoat, Kafka Streams and the librdkafka limit"
+    w("# %s, %s%s\n" % (title, a.out.rsplit("/", 1)[-1][:10], " (quick: smoke run, figures not meaningful)"
+                          if a.quick == "1" else ""))
+    w("One broker (scripts/kafka, KRaft, one node, on the same machine); inputs preloaded once by "
+      "bench/kafka/gen.c; every peer drains the same input topic (%s partitions) with a fresh consumer "
+      "group into a fresh output topic and stops %s ms after its last input record. Commit interval "
+      "100 ms, record cache 10 MiB, one stream thread, state in RocksDB. Median of %s run(s) per peer.\n"
+      % (a.partitions, a.idle_ms, a.reps))
+    w("Machine: %s. Repository: %s.\n" % (a.machine, a.commit))
+    w("Inputs: %s events (~1 KiB JSON, keyed; filter_map keeps %s); %s text lines with %s words "
+      "(Zipf s=1 over %s distinct words, null keys).\n" % (a.n_events, a.kept, a.n_lines, words, a.vocabulary))
+    chart = []
+    for s in scenarios:
+        w("## %s\n" % SCENARIO_TITLE.get(s, s))
+        per = "M lines" if s == "wordcount" else "M records"
+        head = "| peer | guarantee | records/s | CPU s / %s (user + sys) |" % per
+        if s == "wordcount":
+            head += " CPU s / M words |"
+        head += " peak RSS, MiB | first output, ms | output |"
+        w(head)
+        w("|" + "---|---|" + "---:|" * (head.count("|") - 3))
+        for g in guarantees:
+            row = {"limit": None, "stoat": None, "ks": None}
+            for p in ("limit", "stoat", "ks"):
+                f = figures(s, g, p)
+                if not f:
+                    continue
+                row[p] = f
+                line = "| %s | %s | %.0f | %.2f (%.2f + %.2f) |" % (PEER_LABEL[p], g, f["rate"], f["cpu_m"],
+                                                                   f["user_m"], f["sys_m"])
+                if s == "wordcount":
+                    line += " %.2f |" % f["cpu_words_m"] if f["cpu_words_m"] is not None else " |"
+                first = "%.0f" % f["first"] if f["first"] == f["first"] else "-"
+                line += " %.0f | %s | %s |" % (f["rss"], first, f["out"])
+                w(line)
+            chart.append((s, g, row))
+        w("")
+        for g in guarantees:
+            st, ks = figures(s, g, "stoat"), figures(s, g, "ks")
+            lim = figures("passthrough", g, "limit")
+            notes = []
+            if st and ks:
+                cpu_r = st["cpu_m"] / ks["cpu_m"]
+                rss_r = st["rss"] / ks["rss"]
+                notes.append("stoat/KS CPU per record **%.3f** (1/%.1f), peak RSS **%.2f** (1/%.1f), records/s "
+                             "%.1fx" % (cpu_r, 1 / cpu_r, rss_r, 1 / rss_r, st["rate"] / ks["rate"]))
+                if s == "filter_map":
+                    notes.append("target CPU <= 1/10 of KS: %s" % ("met" if cpu_r <= 0.1 else "NOT met"))
+                if s == "wordcount":
+                    notes.append("targets CPU <= 1/8 of KS: %s; peak RSS <= 1/10: %s"
+                                 % ("met" if cpu_r <= 0.125 else "NOT met", "met" if rss_r <= 0.1 else "NOT met"))
+            if st and lim and s in ("passthrough", "filter_map"):
+                r = st["cpu_m"] / lim["cpu_m"]
+                notes.append("stoat/limit CPU per record **%.2f**%s" % (
+                    r, " (target <= 1.5: %s)" % ("met" if r <= 1.5 else "NOT met") if s == "filter_map" else ""))
+            if notes:
+                w("- %s: %s" % (g, "; ".join(notes)))
+        w("")
+
+    idle = parse(a.idle) if a.idle else []
+    build = parse(a.build) if a.build else []
+    if idle or build:
+        w("## Footprint\n")
+        w("| | stoat | Kafka Streams |")
+        w("|---|---:|---:|")
+        rss = {r["peer"]: float(r["maxrss"]) / 1024 for r in idle}
+        if rss:
+            w("| idle RSS (word count app, empty input), MiB | %s | %s |" % (
+                "%.0f" % rss["stoat"] if "stoat" in rss else "-", "%.0f" % rss["ks"] if "ks" in rss else "-"))
+        if build:
+            sizes = ", ".join("%s %.1f MB" % (b["scenario"], int(b["bytes"]) / 1e6) for b in build)
+            times = ", ".join("%s %.2f s" % (b["scenario"], int(b["build_ms"]) / 1000) for b in build)
+            jar = ""
+            if a.ks_jar:
+                import os
+                jar = "%.0f MB jar (+ a JVM)" % (os.path.getsize(a.ks_jar) / 1e6)
+            w("| binary | %s | %s |" % (sizes, jar or "-"))
+            w("| build time | %s (stoatc + cc) | %s |" % (times, "%s s (bench/ks/build: mvn package, "
+                                                          "dependencies cached)" % a.ks_build_s
+                                                          if a.ks_build_s else "-"))
+        w("")
+    w("Definitions: records/s = input records / seconds from the process's start until its last input "
+      "record (its idle-exit time minus the idle wait; everything committed by then). CPU = user + sys "
+      "of the process over its whole run (start-up, idle wait and shutdown included), from wait4. Peak "
+      "RSS = ru_maxrss. First output = from process start (JVM start for Kafka Streams) to the first "
+      "record written to the output topic. Every run's output is checked: the passthroughs' equal the "
+      "input (count and digest), filter_map's hold the generator's count and agree across peers, word "
+      "count's final tables agree across peers.\n")
+    with open(a.out, "w") as f:
+        f.write("\n".join(out))
+    with open(a.chart_data, "w") as f:
+        f.write("# case limit stoat ks (CPU s per M input records)\n")
+        for s, g, row in chart:
+            vals = ["%.3f" % row[p]["cpu_m"] if row[p] else "-" for p in ("limit", "stoat", "ks")]
+            f.write('"%s %s" %s\n' % (s, SHORT.get(g, g), " ".join(vals)))
+
+
+if __name__ == "__main__":
+    main()
