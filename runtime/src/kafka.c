@@ -668,13 +668,17 @@ static bool restore_prepare(stoat_kafka *k, restore_job *j)
 	int32_t partition = stoat_store_part_partition(j->part);
 	int64_t lo = 0, hi = 0;
 	rd_kafka_resp_err_t e;
-	while ((e = rd_kafka_query_watermark_offsets(k->restorer, j->topic, partition, &lo, &hi, 10000)) !=
-	       RD_KAFKA_RESP_ERR_NO_ERROR) {
-		logf_(k, "warning: cannot read the offsets of changelog %s[%" PRId32 "] (%s); retrying", j->topic,
-		      partition, rd_kafka_err2str(e));
+	/* A changelog created a moment ago may have no leader yet: retry
+	 * quickly at first, and say so only if it lasts. */
+	for (int attempt = 0; (e = rd_kafka_query_watermark_offsets(k->restorer, j->topic, partition, &lo, &hi,
+								     10000)) != RD_KAFKA_RESP_ERR_NO_ERROR;
+	     attempt++) {
+		if (attempt >= 20 && attempt % 10 == 0)
+			logf_(k, "warning: cannot read the offsets of changelog %s[%" PRId32 "] (%s); retrying",
+			      j->topic, partition, rd_kafka_err2str(e));
 		if (stop_requested)
 			return false;
-		sleep(1);
+		usleep(attempt < 20 ? 50 * 1000 : 500 * 1000);
 	}
 	j->from = stoat_store_part_checkpoint(j->part);
 	j->end = hi;
