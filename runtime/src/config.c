@@ -14,7 +14,8 @@
  *     static_membership: true
  *     on_error: dlq orders-dlq
  *     state_dir: /var/lib/stoat     # stores under <state_dir>/<app_id>/<instance>
- *     state_memory: default         # RocksDB budget: low, default, high or 512M
+ *     memory: default               # preset: low (less prefetching, RSS), default, high
+ *     state_memory: 512M            # RocksDB budget (default: the preset's)
  *     cache_max_bytes: 10M          # record cache of all stores; 0 turns it off
  *     kafka:              # both clients
  *       socket.timeout.ms: 10000
@@ -166,6 +167,18 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 	} else if (strcmp(name, "state_dir") == 0) {
 		free((char *)opt->state_dir);
 		opt->state_dir = cfg_strdup(value, strlen(value));
+	} else if (strcmp(name, "memory") == 0) {
+		if (strcmp(value, "low") == 0)
+			opt->memory = STOAT_MEMORY_LOW;
+		else if (strcmp(value, "default") == 0)
+			opt->memory = STOAT_MEMORY_DEFAULT;
+		else if (strcmp(value, "high") == 0)
+			opt->memory = STOAT_MEMORY_HIGH;
+		else {
+			fprintf(stderr, "%s: error: %s: memory must be low, default or high, not '%s'\n", prog, where,
+				value);
+			return false;
+		}
 	} else if (strcmp(name, "state_memory") == 0) {
 		size_t n = stoat_rocks_memory_budget(value);
 		if (n < ((size_t)3 << 20)) {
@@ -185,7 +198,7 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 		fprintf(stderr,
 			"%s: error: %s: unknown setting '%s' (settings: bootstrap_servers, guarantee, "
 			"commit_interval, instance_id, static_membership, on_error, batch_size, idle_exit, "
-			"state_dir, state_memory, cache_max_bytes, repartition_purge_interval; "
+			"memory, state_dir, state_memory, cache_max_bytes, repartition_purge_interval; "
 			"librdkafka properties "
 			"go under kafka:, consumer: or producer:)\n",
 			prog, where, name);
@@ -301,6 +314,7 @@ static bool read_environment(stoat_kafka_options *opt, const char *prog)
 		{ "STOAT_BATCH_SIZE", "batch_size" },
 		{ "STOAT_STATIC_MEMBERSHIP", "static_membership" },
 		{ "STOAT_STATE_DIR", "state_dir" },
+		{ "STOAT_MEMORY", "memory" },
 		{ "STOAT_STATE_MEMORY", "state_memory" },
 		{ "STOAT_CACHE_MAX_BYTES", "cache_max_bytes" },
 		{ "STOAT_REPARTITION_PURGE_INTERVAL", "repartition_purge_interval" },
@@ -339,7 +353,6 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 	opt->commit_interval_ms = app->commit_interval_ms > 0 ? app->commit_interval_ms : 100;
 	opt->policy_override = STOAT_POLICY_DEFAULT;
 	opt->batch_max = 1000;
-	opt->memory_budget = stoat_rocks_memory_budget("default");
 	opt->cache_max_bytes = STOAT_CACHE_DEFAULT_BYTES;
 	opt->purge_interval_ms = 30000; /* Kafka Streams' repartition.purge.interval.ms */
 	*rest = calloc((size_t)argc + 1, sizeof **rest);
@@ -360,7 +373,7 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 		{ "--guarantee", "guarantee" }, { "--commit-interval", "commit_interval" },
 		{ "--instance-id", "instance_id" }, { "--on-error", "on_error" },
 		{ "--batch", "batch_size" }, { "--idle-exit", "idle_exit" },
-		{ "--state-dir", "state_dir" }, { "--state-memory", "state_memory" },
+		{ "--state-dir", "state_dir" }, { "--state-memory", "state_memory" }, { "--memory", "memory" },
 		{ "--cache-max-bytes", "cache_max_bytes" },
 		{ "--repartition-purge-interval", "repartition_purge_interval" },
 	};

@@ -132,6 +132,17 @@ typedef struct stoat_kafka_prop {
 	char *value;
 } stoat_kafka_prop;
 
+/*
+ * The process's memory preset: how much librdkafka may prefetch and buffer
+ * and, unless state_memory says otherwise, RocksDB's budget (low 64 MB,
+ * default 256 MB, high 1 GB).  low trades throughput for RSS.
+ */
+typedef enum stoat_memory {
+	STOAT_MEMORY_DEFAULT = 0,
+	STOAT_MEMORY_LOW,
+	STOAT_MEMORY_HIGH,
+} stoat_memory;
+
 /* Settings of `run`, `load` and `dump`, after YAML, environment, flags. */
 typedef struct stoat_kafka_options {
 	const char *bootstrap_servers;
@@ -145,7 +156,8 @@ typedef struct stoat_kafka_options {
 	int64_t purge_interval_ms;     /* delete consumed repartition records this often (0: never) */
 	bool static_membership;        /* group.instance.id = instance_id (KIP-345) */
 	const char *state_dir;         /* NULL: /tmp/stoat; stores in <dir>/<app_id>/<instance> */
-	size_t memory_budget;          /* RocksDB, for all stores (preset "default") */
+	stoat_memory memory;           /* the process's memory preset */
+	size_t memory_budget;          /* RocksDB, for all stores (0: the preset's) */
 	size_t cache_max_bytes;        /* record cache, all stores (0: off) */
 	bool stats;
 	stoat_kafka_prop *props;

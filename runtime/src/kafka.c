@@ -217,8 +217,8 @@ static rd_kafka_t *new_producer(stoat_kafka *k, const char *prog, bool transacti
 		  conf_set(conf, prog, "compression.type", "zstd") &&
 		  conf_set(conf, prog, "linger.ms", "5") &&
 		  conf_set(conf, prog, "batch.num.messages", "10000") &&
-		  conf_set(conf, prog, "queue.buffering.max.messages", "1000000") &&
-		  conf_set(conf, prog, "queue.buffering.max.kbytes", "262144") &&
+		  conf_set(conf, prog, "queue.buffering.max.messages", k->opt->memory == STOAT_MEMORY_LOW ? "100000" : "1000000") &&
+		  conf_set(conf, prog, "queue.buffering.max.kbytes", k->opt->memory == STOAT_MEMORY_LOW ? "32768" : "262144") &&
 		  /* Kafka's Java default partitioner: murmur2 of the key. */
 		  conf_set(conf, prog, "partitioner", "murmur2_random") &&
 		  conf_set(conf, prog, "topic.metadata.refresh.interval.ms", "10000");
@@ -1405,6 +1405,8 @@ static bool create_internal_topics(stoat_kafka *k)
 
 static rd_kafka_t *new_consumer(stoat_kafka *k, const char *prog)
 {
+	/* The memory preset trades prefetching (throughput) for RSS. */
+	bool low = k->opt->memory == STOAT_MEMORY_LOW;
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
 	char err[512];
 	bool ok = conf_set(conf, prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
@@ -1417,8 +1419,9 @@ static rd_kafka_t *new_consumer(stoat_kafka *k, const char *prog)
 		  conf_set(conf, prog, "auto.offset.reset", "earliest") &&
 		  conf_set(conf, prog, "isolation.level", "read_committed") &&
 		  /* The defaults throttle consume->produce to ~200K msg/s. */
-		  conf_set(conf, prog, "queued.min.messages", "200000") &&
-		  conf_set(conf, prog, "queued.max.messages.kbytes", "131072") &&
+		  conf_set(conf, prog, "queued.min.messages", low ? "20000" : "200000") &&
+		  conf_set(conf, prog, "queued.max.messages.kbytes", low ? "32768" : "131072") &&
+		  conf_set(conf, prog, "max.partition.fetch.bytes", low ? "262144" : "1048576") &&
 		  conf_set(conf, prog, "fetch.wait.max.ms", "100") &&
 		  conf_set(conf, prog, "session.timeout.ms", "10000") &&
 		  conf_set(conf, prog, "heartbeat.interval.ms", "1000") &&
@@ -1469,12 +1472,31 @@ static bool init_transactions(stoat_kafka *k)
 	}
 }
 
+/*
+ * Repartition topics are written uncompressed (as Kafka Streams writes
+ * everything by default): their small records compress so well that one
+ * fetch of a compressed batch expands to hundreds of thousands of queued
+ * records, which librdkafka's queue limits cannot see coming.  NULL (the
+ * producer's settings) for other sinks.
+ */
+static rd_kafka_topic_conf_t *internal_topic_conf(stoat_kafka *k, const stoat_sink *sink)
+{
+	if (!sink->internal)
+		return NULL;
+	rd_kafka_topic_conf_t *tc = rd_kafka_topic_conf_new();
+	char err[256];
+	if (rd_kafka_topic_conf_set(tc, "compression.type", "none", err, sizeof err) != RD_KAFKA_CONF_OK)
+		logf_(k, "warning: repartition topic %s: %s", sink->topic, err);
+	return tc;
+}
+
 /* Topic handles of the fixed output topics and the changelogs. */
 static void open_sink_topics(stoat_kafka *k)
 {
 	for (size_t i = 0; i < k->app->sink_count; i++)
 		if (k->app->sinks[i].topic)
-			k->sink_topics[i] = rd_kafka_topic_new(k->producer, k->app->sinks[i].topic, NULL);
+			k->sink_topics[i] = rd_kafka_topic_new(k->producer, k->app->sinks[i].topic,
+							       internal_topic_conf(k, &k->app->sinks[i]));
 	for (size_t i = 0; k->state && i < k->app->store_count; i++)
 		k->changelog_topics[i] =
 			rd_kafka_topic_new(k->producer, stoat_state_changelog_topic(k->state, (int)i), NULL);
@@ -1571,9 +1593,9 @@ static bool open_state(stoat_kafka *k)
 		logf_(k, "error: cannot create the state directory %s: %s", dir, strerror(errno));
 		return false;
 	}
-	stoat_state_options so = { .dir = dir,
-				   .memory_budget = k->opt->memory_budget,
-				   .cache_max_bytes = k->opt->cache_max_bytes };
+	static const char *const presets[] = { "default", "low", "high" };
+	size_t budget = k->opt->memory_budget ? k->opt->memory_budget : stoat_rocks_memory_budget(presets[k->opt->memory]);
+	stoat_state_options so = { .dir = dir, .memory_budget = budget, .cache_max_bytes = k->opt->cache_max_bytes };
 	char err[1024];
 	k->state = stoat_state_open(k->app, &k->driver, &so, err, sizeof err);
 	if (!k->state) {
@@ -1586,7 +1608,7 @@ static bool open_state(stoat_kafka *k)
 	k->driver.state = k->state;
 	k->changelog_topics = xmalloc_((k->app->store_count + 1) * sizeof *k->changelog_topics);
 	logf_(k, "state: %zu store%s in %s, memory budget %zu MB, record cache %zu KB", k->app->store_count,
-	      k->app->store_count == 1 ? "" : "s", dir, k->opt->memory_budget >> 20, k->opt->cache_max_bytes >> 10);
+	      k->app->store_count == 1 ? "" : "s", dir, budget >> 20, k->opt->cache_max_bytes >> 10);
 	return true;
 }
 
