@@ -14,6 +14,7 @@ import statistics
 PEER_LABEL = {
     "limit": "limit (C, librdkafka)",
     "stoat": "stoat",
+    "stoat-low": "stoat, --memory low",
     "ks": "Kafka Streams",
 }
 SCENARIO_TITLE = {
@@ -103,8 +104,8 @@ def main():
         w(head)
         w("|" + "---|---|" + "---:|" * (head.count("|") - 3))
         for g in guarantees:
-            row = {"limit": None, "stoat": None, "ks": None}
-            for p in ("limit", "stoat", "ks"):
+            row = {"limit": None, "stoat": None, "stoat-low": None, "ks": None}
+            for p in ("limit", "stoat", "stoat-low", "ks"):
                 f = figures(s, g, p)
                 if not f:
                     continue
@@ -132,6 +133,12 @@ def main():
                 if s == "wordcount":
                     notes.append("targets CPU <= 1/8 of KS: %s; peak RSS <= 1/10: %s"
                                  % ("met" if cpu_r <= 0.125 else "NOT met", "met" if rss_r <= 0.1 else "NOT met"))
+            low = figures(s, g, "stoat-low")
+            if low and ks:
+                notes.append("with --memory low: CPU **%.3f** (1/%.1f), peak RSS **%.2f** (1/%.1f) of KS; "
+                             "records/s %.1fx" % (low["cpu_m"] / ks["cpu_m"], ks["cpu_m"] / low["cpu_m"],
+                                                  low["rss"] / ks["rss"], ks["rss"] / low["rss"],
+                                                  low["rate"] / ks["rate"]))
             if st and lim and s in ("passthrough", "filter_map"):
                 r = st["cpu_m"] / lim["cpu_m"]
                 notes.append("stoat/limit CPU per record **%.2f**%s" % (
