@@ -4,6 +4,7 @@
 #   lib/libstoat-runtime.a, .so             the runtime and standard library
 #   include/stoat/runtime.h, std.h          their headers (extern C code uses them)
 #   share/stoat/stdlib/                     the standard library's source and reference
+#   share/stoat/runtime-src/                the runtime's sources (for PGO builds)
 #   share/stoat/stoat.mk                    make rules (include it)
 #   lib/cmake/Stoat/                        find_package(Stoat): targets, stoat_add_topology()
 #   lib/pkgconfig/stoat-runtime.pc          compiler and linker flags
@@ -23,6 +24,10 @@ install(FILES runtime/include/stoat/runtime.h stdlib/include/stoat/std.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stoat)
 install(FILES stdlib/std.stoat stdlib/README.md
   DESTINATION ${CMAKE_INSTALL_DATADIR}/stoat/stdlib)
+# The runtime's sources: `stoatc build --pgo-*` compiles them with the
+# program so that the profile covers the runtime too.
+install(FILES ${STOAT_RUNTIME_SOURCES} runtime/src/internal.h
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/stoat/runtime-src)
 
 # The CMake package.
 set(STOAT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Stoat)

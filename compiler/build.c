@@ -83,17 +83,20 @@ static bool same_dir(const char *a, const char *b)
 }
 
 /*
- * Finds the runtime library and headers: $STOAT_RUNTIME_DIR and
- * $STOAT_INCLUDE_DIR first; then, for the stoatc of a build tree, that
- * tree's library and the source tree's headers; otherwise (an installed
- * stoatc) the lib/ and include/ directories of its own prefix, found from
- * the executable's directory, so that an installed stoatc never uses a
- * build tree that happens to still exist.
+ * Finds the runtime library, headers and sources (for PGO builds):
+ * $STOAT_RUNTIME_DIR, $STOAT_INCLUDE_DIR and $STOAT_RUNTIME_SRC_DIR first;
+ * then, for the stoatc of a build tree, that tree's library and the
+ * source tree's headers and sources; otherwise (an installed stoatc) the
+ * lib/, include/ and share/stoat/runtime-src/ directories of its own
+ * prefix, found from the executable's directory, so that an installed
+ * stoatc never uses a build tree that happens to still exist.  includes
+ * and srcdirs are colon-separated lists.
  */
-static void find_runtime(char **lib, char **includes)
+static void find_runtime(char **lib, char **includes, char **srcdirs)
 {
 	const char *env_lib = getenv("STOAT_RUNTIME_DIR");
 	const char *env_inc = getenv("STOAT_INCLUDE_DIR");
+	const char *env_src = getenv("STOAT_RUNTIME_SRC_DIR");
 	char *dir = self_dir();
 	bool in_build_tree = dir ? same_dir(dir, STOAT_BUILD_BIN_DIR) : true;
 	if (env_lib && *env_lib)
@@ -108,12 +111,57 @@ static void find_runtime(char **lib, char **includes)
 		*includes = xstrdup(STOAT_BUILD_INCLUDE_DIRS);
 	else
 		*includes = xasprintf("%s/%s", dir, STOAT_INSTALL_INC_REL);
+	if (env_src && *env_src)
+		*srcdirs = xstrdup(env_src);
+	else if (in_build_tree)
+		*srcdirs = xstrdup(STOAT_BUILD_RUNTIME_SRC_DIRS);
+	else
+		*srcdirs = xasprintf("%s/%s", dir, STOAT_INSTALL_RUNTIME_SRC_REL);
 	/* <prefix>/bin/../lib/x.a reads better as <prefix>/lib/x.a in -v output. */
 	char buf[PATH_MAX];
 	if (!in_build_tree && !(env_lib && *env_lib) && realpath(*lib, buf))
 		*lib = xstrdup(buf);
 	if (!in_build_tree && !(env_inc && *env_inc) && realpath(*includes, buf))
 		*includes = xstrdup(buf);
+	if (!in_build_tree && !(env_src && *env_src) && realpath(*srcdirs, buf))
+		*srcdirs = xstrdup(buf);
+}
+
+/* Orders file names for qsort. */
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Adds the runtime's C sources (every *.c in the directories of srcdirs,
+ * each directory's sorted by name) to a; returns how many it added.
+ */
+static int add_runtime_sources(Argv *a, const char *srcdirs)
+{
+	int added = 0;
+	char *dirs = xstrdup(srcdirs);
+	for (char *save, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		DIR *dh = opendir(d);
+		if (!dh)
+			continue;
+		char **names = NULL;
+		int n = 0;
+		struct dirent *e;
+		while ((e = readdir(dh)) != NULL) {
+			size_t len = strlen(e->d_name);
+			if (len > 2 && strcmp(e->d_name + len - 2, ".c") == 0) {
+				names = xrealloc(names, sizeof *names * (size_t)(n + 1));
+				names[n++] = xasprintf("%s/%s", d, e->d_name);
+			}
+		}
+		closedir(dh);
+		qsort(names, (size_t)n, sizeof *names, cmp_names);
+		for (int i = 0; i < n; i++)
+			arg(a, names[i]);
+		added += n;
+	}
+	return added;
 }
 
 /* Adds gcc's profile-guided optimisation flags for o->pgo. */
@@ -147,9 +195,10 @@ static void pgo_args(Argv *a, const BuildOptions *o)
 /* Compiles and links the program: cc with the runtime, as o says. */
 int build_binary(const BuildOptions *o)
 {
-	char *lib, *includes;
-	find_runtime(&lib, &includes);
-	if (!is_file(lib)) {
+	char *lib, *includes, *srcdirs;
+	find_runtime(&lib, &includes, &srcdirs);
+	/* A PGO build compiles the runtime's sources instead (see below). */
+	if (o->pgo == PGO_NONE && !is_file(lib)) {
 		error_plain("cannot find the stoat runtime library (looked for %s); set STOAT_RUNTIME_DIR", lib);
 		return -1;
 	}
@@ -179,11 +228,27 @@ int build_binary(const BuildOptions *o)
 	arg(&a, o->c_file);
 	for (int i = 0; i < o->nextra_inputs; i++)
 		arg(&a, o->extra_inputs[i]);
+	/*
+	 * With PGO the runtime is compiled from its sources with the program,
+	 * so that the profile covers it too: most of a record's instructions
+	 * are the runtime's (JSON scanning, number formatting, the store),
+	 * which the prebuilt archive would leave as they are.
+	 */
+	if (o->pgo != PGO_NONE) {
+		arg(&a, "-D_GNU_SOURCE");
+		args_split(&a, STOAT_RUNTIME_CFLAGS);
+		if (add_runtime_sources(&a, srcdirs) == 0) {
+			error_plain("cannot find the stoat runtime's sources for a PGO build (looked in %s); set "
+			            "STOAT_RUNTIME_SRC_DIR", srcdirs);
+			return -1;
+		}
+	}
 	arg(&a, "-o");
 	arg(&a, o->output);
 	/* Only the libraries the program uses end up needed at run time. */
 	arg(&a, "-Wl,--as-needed");
-	arg(&a, lib);
+	if (o->pgo == PGO_NONE)
+		arg(&a, lib);
 	/* librdkafka, RocksDB and libm, as found by pkg-config when stoat was built. */
 	const char *libs = getenv("STOAT_RUNTIME_LIBS");
 	args_split(&a, libs && *libs ? libs : STOAT_RUNTIME_LIBS);

@@ -670,19 +670,21 @@ int main(int argc, char **argv)
 	 * to the binary.  With PGO it goes to the profile directory (for
 	 * --pgo-train, the temporary one): gcc keys the profile of a static
 	 * function on the absolute name of its file, so every build that
-	 * writes or reads a profile must compile the same path.
+	 * writes or reads a profile must compile the same path.  It is then
+	 * <base>.stoat.c, whose name cannot clash with the runtime sources
+	 * compiled with it (main.c, json.c, ...), whose profiles share DIR.
 	 */
 	char *c_path;
 	char *tmpdir = NULL;
 	if (abs_pgo_dir) {
-		c_path = join_path(abs_pgo_dir, xasprintf("%s.c", base));
+		c_path = join_path(abs_pgo_dir, xasprintf("%s.stoat.c", base));
 	} else if (keep_c && pgo == PGO_NONE) {
 		c_path = xasprintf("%s.c", output);
 	} else {
 		tmpdir = temp_dir();
 		if (!tmpdir)
 			return EXIT_IO;
-		c_path = xasprintf("%s/%s.c", tmpdir, base);
+		c_path = xasprintf("%s/%s%s.c", tmpdir, base, pgo != PGO_NONE ? ".stoat" : "");
 	}
 	CodegenOptions co = { .line_directives = line_directives, .output_name = c_path };
 	char *c = codegen(prog, &co);
