@@ -51,7 +51,7 @@ function(stoat_add_topology target file)
   add_custom_command(
     OUTPUT "${out}"
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"
-    COMMAND Stoat::stoatc emit ${stoatc_flags} -MD -MF "${out}.d" -MT "${out}" "${source}" -o "${out}"
+    COMMAND Stoat::stoatc emit ${stoatc_flags} -MD -MF "${out}.d" -MQ "${out}" "${source}" -o "${out}"
     DEPENDS "${source}" "$<TARGET_FILE:Stoat::stoatc>"
     DEPFILE "${out}.d"
     COMMENT "stoatc emit ${file}"

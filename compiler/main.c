@@ -7,7 +7,7 @@
  *   stoatc graph app.stoat [-o x.dot|x.svg|x.png] the topology as a picture
  *
  * build and emit can also write a make rule naming the files the program
- * reads (-M, -MD, -MF, -MT, -MP, as gcc's), and build can optimise with a
+ * reads (-M, -MD, -MF, -MT, -MQ, -MP, as gcc's), and build can optimise with a
  * profile (--pgo-generate, --pgo-use, --pgo-train).
  *
  * Exit status: 0 success, 1 errors in the .stoat file, 2 bad command line,
@@ -61,6 +61,7 @@ static const char usage_text[] =
 	"  -MD                    write the rule as well, to -MF FILE or OUTPUT.d\n"
 	"  -MF FILE               the rule's file (implies -MD without -M)\n"
 	"  -MT TARGET             the rule's target (default: the output; repeatable)\n"
+	"  -MQ TARGET             the same, with characters special to make escaped\n"
 	"  -MP                    add an empty rule for each file but the .stoat\n"
 	"\n"
 	"profile-guided optimisation (build, gcc 11 or later):\n"
@@ -252,22 +253,29 @@ typedef struct DepOptions {
 	bool also;            /* -MD (or -MF without -M): the rule besides the output */
 	bool phony;           /* -MP */
 	const char *file;     /* -MF, or NULL */
-	const char **targets; /* -MT */
+	const char **targets; /* -MT (as written) and -MQ (escaped for make) */
+	bool *quote;          /* per target: from -MQ */
 	int ntargets;
 } DepOptions;
 
 /*
  * The make rule "TARGETS: DEPS", one prerequisite per line, and with
  * phony an empty rule for each prerequisite but the first (the .stoat
- * file), so that make does not stop when a header is deleted.
+ * file), so that make does not stop when a header is deleted.  A target
+ * is escaped for make if quote[i] says so (-MQ and the default target),
+ * else written as it is (-MT, as gcc does).
  */
-static char *dep_rule(const char **targets, int ntargets, const char **deps, int ndeps, bool phony)
+static char *dep_rule(const char **targets, const bool *quote, int ntargets, const char **deps, int ndeps,
+                      bool phony)
 {
 	char *rule = xstrdup("");
 	for (int i = 0; i < ntargets; i++) {
 		if (i)
 			rule = xasprintf("%s ", rule);
-		make_escape(&rule, targets[i]);
+		if (quote[i])
+			make_escape(&rule, targets[i]);
+		else
+			rule = xasprintf("%s%s", rule, targets[i]);
 	}
 	rule = xasprintf("%s:", rule);
 	for (int i = 0; i < ndeps; i++) {
@@ -288,12 +296,15 @@ static bool write_deps(const DepOptions *dep, const char *default_target, const 
                        const char **deps, int ndeps)
 {
 	const char **targets = dep->targets;
+	const bool *quote = dep->quote;
 	int ntargets = dep->ntargets;
+	static const bool quoted = true;
 	if (ntargets == 0) {
 		targets = &default_target;
+		quote = &quoted;
 		ntargets = 1;
 	}
-	char *rule = dep_rule(targets, ntargets, deps, ndeps, dep->phony);
+	char *rule = dep_rule(targets, quote, ntargets, deps, ndeps, dep->phony);
 	const char *file = dep->file ? dep->file : dep->only ? NULL : default_file;
 	if (!file) {
 		fputs(rule, stdout);
@@ -490,7 +501,7 @@ int main(int argc, char **argv)
 	const char **extras = xcalloc((size_t)argc, sizeof *extras);
 	const char **includes = xcalloc((size_t)argc, sizeof *includes);
 	const char **train = xcalloc((size_t)argc, sizeof *train);
-	DepOptions dep = { .targets = xcalloc((size_t)argc, sizeof(char *)) };
+	DepOptions dep = { .targets = xcalloc((size_t)argc, sizeof(char *)), .quote = xcalloc((size_t)argc, sizeof(bool)) };
 	int nextras = 0, nincludes = 0, ntrain = 0;
 	bool line_directives = false, keep_c = false, verbose = false, dep_flag = false;
 	PgoMode pgo = PGO_NONE;
@@ -513,17 +524,19 @@ int main(int argc, char **argv)
 			dep.also = dep_flag = true;
 		} else if (strcmp(a, "-MP") == 0) {
 			dep.phony = dep_flag = true;
-		} else if (strncmp(a, "-MF", 3) == 0 || strncmp(a, "-MT", 3) == 0) {
+		} else if (strncmp(a, "-MF", 3) == 0 || strncmp(a, "-MT", 3) == 0 || strncmp(a, "-MQ", 3) == 0) {
 			const char *v = a + 3;
 			if (!*v) {
 				if (++i >= argc)
 					usage_error("%s needs an argument", a);
 				v = argv[i];
 			}
-			if (a[2] == 'F')
+			if (a[2] == 'F') {
 				dep.file = v;
-			else
+			} else {
+				dep.quote[dep.ntargets] = a[2] == 'Q';
 				dep.targets[dep.ntargets++] = v;
+			}
 			dep_flag = true;
 		} else if (strncmp(a, "--pgo-generate", 14) == 0 && (a[14] == '\0' || a[14] == '=')) {
 			if (pgo != PGO_NONE && pgo != PGO_GENERATE)
@@ -581,7 +594,7 @@ int main(int argc, char **argv)
 	if (!input)
 		usage_error("%s: no .stoat file given", cmd);
 	if (dep_flag && !is_build && !is_emit)
-		usage_error("%s: -M, -MD, -MF, -MT and -MP go with emit and build", cmd);
+		usage_error("%s: -M, -MD, -MF, -MT, -MQ and -MP go with emit and build", cmd);
 	if (dep_flag && !dep.only)
 		dep.also = true;
 	if (pgo != PGO_NONE && !is_build)
