@@ -133,6 +133,41 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* "dir/json.c" -> "json": what gcc names a C input's profile after. */
+static char *c_stem(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	size_t n = strlen(b);
+	return xstrndup(b, n > 2 && strcmp(b + n - 2, ".c") == 0 ? n - 2 : n);
+}
+
+/*
+ * Reports two C inputs of a PGO build with the same file name (an extern
+ * risk/json.c beside the runtime's json.c): gcc would write both profiles
+ * to one file.  args[first..] are the command's arguments.
+ */
+static bool pgo_names_unique(const Argv *a, int first)
+{
+	for (int i = first; i < a->n; i++) {
+		size_t n = strlen(a->v[i]);
+		if (a->v[i][0] == '-' || n < 3 || strcmp(a->v[i] + n - 2, ".c") != 0)
+			continue;
+		char *si = c_stem(a->v[i]);
+		for (int j = first; j < i; j++) {
+			size_t m = strlen(a->v[j]);
+			if (a->v[j][0] == '-' || m < 3 || strcmp(a->v[j] + m - 2, ".c") != 0)
+				continue;
+			if (strcmp(si, c_stem(a->v[j])) == 0) {
+				error_plain("a PGO build names profiles after C files, and %s and %s are both %s.c: "
+				            "rename one", a->v[j], a->v[i], si);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 /*
  * Adds the runtime's C sources (every *.c in the directories of srcdirs,
  * each directory's sorted by name) to a; returns how many it added.
@@ -200,7 +235,7 @@ int build_binary(const BuildOptions *o)
 	/* A PGO build compiles the runtime's sources instead (see below). */
 	if (o->pgo == PGO_NONE && !is_file(lib)) {
 		error_plain("cannot find the stoat runtime library (looked for %s); set STOAT_RUNTIME_DIR", lib);
-		return -1;
+		return -2;
 	}
 	const char *cc = getenv("CC");
 	Argv a = { 0 };
@@ -225,6 +260,7 @@ int build_binary(const BuildOptions *o)
 	pgo_args(&a, o);
 	args_split(&a, getenv("STOAT_CFLAGS"));
 	args_split(&a, o->cflags);
+	int first_input = a.n;
 	arg(&a, o->c_file);
 	for (int i = 0; i < o->nextra_inputs; i++)
 		arg(&a, o->extra_inputs[i]);
@@ -240,8 +276,10 @@ int build_binary(const BuildOptions *o)
 		if (add_runtime_sources(&a, srcdirs) == 0) {
 			error_plain("cannot find the stoat runtime's sources for a PGO build (looked in %s); set "
 			            "STOAT_RUNTIME_SRC_DIR", srcdirs);
-			return -1;
+			return -2;
 		}
+		if (!pgo_names_unique(&a, first_input))
+			return -2;
 	}
 	arg(&a, "-o");
 	arg(&a, o->output);

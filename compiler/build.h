@@ -26,7 +26,10 @@ typedef struct BuildOptions {
 	const char *pgo_name;    /* profile file names start with this (-dumpbase) */
 } BuildOptions;
 
-/* Runs cc; returns its exit status (0 on success), -1 if it could not run. */
+/*
+ * Runs cc; returns its exit status (0 on success), -1 if it died of a
+ * signal, -2 if it was not run (the reason has been reported).
+ */
 int build_binary(const BuildOptions *opts);
 
 /*

@@ -428,9 +428,11 @@ static int graph_command(Program *prog, const char *input, const char *output, b
 	return rc;
 }
 
-/* Reports a failed C compiler run; returns the exit status for it. */
+/* Reports a failed C compiler run (unless build_binary did); returns the exit status. */
 static int cc_failed(int rc, bool keep_c)
 {
+	if (rc == -2)
+		return EXIT_CC;
 	fprintf(stderr, "stoatc: error: the C compiler failed (exit %d)%s\n", rc,
 	        keep_c ? "" : "; rerun with --keep-c to inspect the generated C");
 	return EXIT_CC;
