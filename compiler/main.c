@@ -71,10 +71,12 @@ static const char usage_text[] =
 	"  --pgo-train INPUT      build instrumented, run 'replay INPUT' (repeatable: all the\n"
 	"                         inputs in one run), then build BINARY with that profile\n"
 	"\n"
-	"environment: CC (default cc), STOAT_CFLAGS, STOAT_RUNTIME_DIR, STOAT_INCLUDE_DIR\n"
+	"environment: CC (default cc), STOAT_CFLAGS, STOAT_RUNTIME_DIR, STOAT_INCLUDE_DIR,\n"
+	"STOAT_RUNTIME_SRC_DIR (the runtime's sources, for PGO builds)\n"
 	"exit status: 0 ok, 1 errors in the program, 2 usage, 3 file I/O, 4 C compiler (or dot)\n"
 	"failed, 5 the --pgo-train run failed\n";
 
+/* Reports a command-line mistake and exits with status 2. */
 static void usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "stoatc: ");
