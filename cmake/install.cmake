@@ -1,0 +1,55 @@
+# cmake --install: what a stoat user needs, under the prefix.
+#
+#   bin/stoatc                              the compiler
+#   lib/libstoat-runtime.a, .so             the runtime and standard library
+#   include/stoat/runtime.h, std.h          their headers (extern C code uses them)
+#   share/stoat/stdlib/                     the standard library's source and reference
+#   share/stoat/runtime-src/                the runtime's sources (for PGO builds)
+#   share/stoat/stoat.mk                    make rules (include it)
+#   lib/cmake/Stoat/                        find_package(Stoat): targets, stoat_add_topology()
+#   lib/pkgconfig/stoat-runtime.pc          compiler and linker flags
+#
+# (lib/ is CMAKE_INSTALL_LIBDIR.)  Nothing installed names the prefix: stoatc
+# finds the runtime from its own location, stoat.mk, the CMake package
+# and stoat-runtime.pc from theirs, so `cmake --install build --prefix P`
+# works for any P and the tree can be moved.  A build with STOAT_SANITIZE
+# installs sanitized libraries, which only sanitized programs can link.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS stoatc stoat-runtime stoat-runtime-shared EXPORT StoatTargets
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(FILES runtime/include/stoat/runtime.h stdlib/include/stoat/std.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stoat)
+install(FILES stdlib/std.stoat stdlib/README.md
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/stoat/stdlib)
+# The runtime's sources: `stoatc build --pgo-*` compiles them with the
+# program so that the profile covers the runtime too.
+install(FILES ${STOAT_RUNTIME_SOURCES} runtime/src/internal.h
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/stoat/runtime-src)
+
+# The CMake package.
+set(STOAT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Stoat)
+install(EXPORT StoatTargets NAMESPACE Stoat:: DESTINATION ${STOAT_CMAKE_DIR})
+configure_package_config_file(cmake/StoatConfig.cmake.in ${PROJECT_BINARY_DIR}/StoatConfig.cmake
+  INSTALL_DESTINATION ${STOAT_CMAKE_DIR})
+# 0.x: a new minor version may change the runtime's interface.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/StoatConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/StoatConfig.cmake ${PROJECT_BINARY_DIR}/StoatConfigVersion.cmake
+  cmake/StoatFunctions.cmake
+  DESTINATION ${STOAT_CMAKE_DIR})
+
+# stoat-runtime.pc and stoat.mk locate the prefix relative to themselves.
+foreach(dir BINDIR LIBDIR INCLUDEDIR DATADIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${dir}}")
+    message(FATAL_ERROR "CMAKE_INSTALL_${dir} must be relative to the prefix to install stoat")
+  endif()
+endforeach()
+file(RELATIVE_PATH STOAT_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+file(RELATIVE_PATH STOAT_MK_TO_PREFIX "/prefix/${CMAKE_INSTALL_DATADIR}/stoat" "/prefix")
+configure_file(cmake/stoat-runtime.pc.in ${PROJECT_BINARY_DIR}/stoat-runtime.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/stoat-runtime.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(make/stoat.mk.in ${PROJECT_BINARY_DIR}/stoat.mk @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/stoat.mk DESTINATION ${CMAKE_INSTALL_DATADIR}/stoat)
