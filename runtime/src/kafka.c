@@ -1614,6 +1614,13 @@ static bool open_state(stoat_kafka *k)
 
 int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 {
+	/* First of all, so that a SIGTERM during start-up (restoring state,
+	 * say) still stops cleanly, exits 0 and writes profiles. */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 	stoat_kafka *k = xmalloc_(sizeof *k);
 	k->started_ms = now_ms();
 	k->app = app;
@@ -1649,15 +1656,10 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	      opt->commit_interval_ms, opt->bootstrap_servers, k->eos ? ", transactional id " : "",
 	      k->eos ? k->transactional_id : "");
 
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
 
 	/* Also fences and aborts what a previous incarnation left open. */
 	if (k->eos && !init_transactions(k)) {
-		status = STOAT_EXIT_IO;
+		status = stop_requested && !k->fatal ? STOAT_EXIT_OK : STOAT_EXIT_IO;
 		goto out;
 	}
 
@@ -1677,7 +1679,7 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	k->batch = xmalloc_(opt->batch_max * sizeof *k->batch);
 
 	if (!create_internal_topics(k)) {
-		status = STOAT_EXIT_IO;
+		status = stop_requested && !k->fatal ? STOAT_EXIT_OK : STOAT_EXIT_IO;
 		goto out;
 	}
 	rd_kafka_topic_partition_list_t *subs = rd_kafka_topic_partition_list_new((int)app->source_count);
@@ -1852,6 +1854,13 @@ static void load_batch(void *arg, stoat_ctx *cx, const stoat_msg *msgs, size_t n
 
 int stoat_kafka_load(const stoat_app *app, const stoat_kafka_options *opt, const char **inputs, size_t n)
 {
+	/* First of all, so that a SIGTERM during start-up (restoring state,
+	 * say) still stops cleanly, exits 0 and writes profiles. */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 	stoat_kafka *k = xmalloc_(sizeof *k);
 	k->started_ms = now_ms();
 	k->app = app;
