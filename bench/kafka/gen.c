@@ -240,9 +240,19 @@ int main(int argc, char **argv)
 	rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topic, NULL);
 	/* Null keys go round-robin, so the partition count is needed. */
 	const struct rd_kafka_metadata *md = NULL;
-	rd_kafka_resp_err_t me = rd_kafka_metadata(rk, 0, rkt, &md, 10000);
-	if (me || md->topic_cnt != 1 || md->topics[0].err || md->topics[0].partition_cnt < 1)
-		die(topic, me ? rd_kafka_err2str(me) : "no such topic");
+	rd_kafka_resp_err_t me;
+	/* A topic created a moment ago may not be known everywhere yet. */
+	for (int attempt = 0;; attempt++) {
+		me = rd_kafka_metadata(rk, 0, rkt, &md, 10000);
+		if (!me && md->topic_cnt == 1 && !md->topics[0].err && md->topics[0].partition_cnt > 0)
+			break;
+		if (attempt == 50)
+			die(topic, me ? rd_kafka_err2str(me) : "no such topic");
+		if (md)
+			rd_kafka_metadata_destroy(md);
+		md = NULL;
+		rd_kafka_poll(rk, 200);
+	}
 	int32_t partitions = md->topics[0].partition_cnt;
 	rd_kafka_metadata_destroy(md);
 
