@@ -77,10 +77,53 @@ void stoat_buf_put_i64(stoat_buf *b, int64_t v)
  * and 17 digits in turn finds the shortest.  Subnormals have fewer
  * significant bits, so for them every precision from 1 up is tried.
  */
-size_t stoat_format_f64(char *out, double v)
+/* Powers of ten that doubles hold exactly. */
+static const double exact_pow10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+				      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+
+/*
+ * The fast path of stoat_format_f64's digits, for the common case of a
+ * value with at most 15 significant digits between 1e-7 and 1e15: the
+ * first k (fewest digits) for which some integer m next to v * 10^k gives
+ * m / 10^k == v.  Both operands are exact and IEEE division rounds
+ * correctly, so that test is "the decimal m * 10^-k parses back to v"; and
+ * at most one decimal of 15 or fewer digits parses to a given double, so
+ * this finds the same digits as the slow path.  Writes digits (no
+ * trailing zeros) and the decimal exponent; false when it does not apply.
+ */
+static bool shortest_digits_fast(double v, char *digits, int *ndigits, int *exponent)
 {
-	if (!isfinite(v))
-		return 0;
+	double a = fabs(v);
+	if (!(a >= 1e-7 && a < 1e15))
+		return false;
+	for (int k = 0; k <= 22; k++) {
+		double scaled = a * exact_pow10[k];
+		if (scaled >= 1e15)
+			return false; /* 16 digits or more: the slow path */
+		double base = floor(scaled + 0.5);
+		for (int d = -1; d <= 1; d++) {
+			double m = base + d;
+			if (m < 1 || m / exact_pow10[k] != a)
+				continue;
+			char tmp[24];
+			int n = 0;
+			for (uint64_t u = (uint64_t)m; u; u /= 10)
+				tmp[n++] = (char)('0' + u % 10);
+			*exponent = n - 1 - k;
+			*ndigits = 0;
+			for (int i = n - 1; i >= 0; i--)
+				digits[(*ndigits)++] = tmp[i];
+			while (*ndigits > 1 && digits[*ndigits - 1] == '0')
+				(*ndigits)--;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The slow path: printf's correctly rounded digits, shortest that round-trip. */
+static void shortest_digits_slow(double v, char *digits, int *ndigits, int *exponent)
+{
 	char tmp[40];
 	int precision;
 	for (precision = fabs(v) < DBL_MIN ? 1 : 15; precision < 17; precision++) {
@@ -90,21 +133,39 @@ size_t stoat_format_f64(char *out, double v)
 	}
 	if (precision == 17)
 		snprintf(tmp, sizeof(tmp), "%.*e", precision - 1, v);
-
-	/* Split "-d.ddde+XX" into sign, digits (no trailing zeros), exponent. */
+	/* Split "-d.ddde+XX" into digits (no trailing zeros) and exponent. */
 	const char *p = tmp;
-	bool negative = *p == '-';
-	if (negative)
+	if (*p == '-')
 		p++;
-	char digits[20];
-	int ndigits = 0;
+	*ndigits = 0;
 	for (; *p != 'e'; p++) {
 		if (*p != '.')
-			digits[ndigits++] = *p;
+			digits[(*ndigits)++] = *p;
 	}
-	int exponent = atoi(p + 1);
-	while (ndigits > 1 && digits[ndigits - 1] == '0')
-		ndigits--;
+	*exponent = atoi(p + 1);
+	while (*ndigits > 1 && digits[*ndigits - 1] == '0')
+		(*ndigits)--;
+}
+
+size_t stoat_format_f64(char *out, double v)
+{
+	return stoat_format_f64_with(out, v, true);
+}
+
+/* stoat_format_f64, with the fast path or (for tests) without it. */
+size_t stoat_format_f64_with(char *out, double v, bool fast)
+{
+	if (!isfinite(v))
+		return 0;
+	bool negative = signbit(v); /* -0.0 prints as "-0.0", as before */
+	char digits[24] = { 0 };
+	int ndigits = 0, exponent = 0;
+	if (v == 0) {
+		digits[0] = '0';
+		ndigits = 1;
+	} else if (!fast || !shortest_digits_fast(v, digits, &ndigits, &exponent)) {
+		shortest_digits_slow(v, digits, &ndigits, &exponent);
+	}
 	assert(ndigits >= 1 && ndigits <= 17);
 
 	char *o = out;

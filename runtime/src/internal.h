@@ -45,6 +45,15 @@ bool stoat_utf8_valid(stoat_str s);
  * NaN and infinities.  out must hold at least 32 bytes. */
 size_t stoat_format_f64(char *out, double v);
 
+/* stoat_format_f64 without its fast path when fast is false (tests check
+ * that both give the same bytes). */
+size_t stoat_format_f64_with(char *out, double v, bool fast);
+
+/* Parses the JSON number text[0..len) as a double, correctly rounded (a
+ * fast exact path for short decimals, strtod otherwise); fast false forces
+ * strtod (for tests). */
+double stoat_parse_f64(const char *text, size_t len, bool fast);
+
 /* ------------------------------------------------------------------ */
 /* Drivers                                                             */
 /* ------------------------------------------------------------------ */

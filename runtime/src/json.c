@@ -452,6 +452,69 @@ bool stoat_json_i64(stoat_json *j, int64_t *out)
 }
 
 /*
+ * Clinger's fast path: a decimal of at most 15 significant digits with a
+ * power of ten up to 22 is m * 10^e or m / 10^e with both exact, and one
+ * IEEE operation rounds correctly: the same double strtod gives.  The
+ * text is a valid JSON number (json_scan_number checked it) shorter than
+ * 64 bytes.
+ */
+double stoat_parse_f64(const char *text, size_t len, bool fast)
+{
+	char copy[64];
+	assert(len < sizeof copy);
+	if (fast) {
+		const char *p = text, *end = text + len;
+		bool negative = p < end && *p == '-';
+		if (negative)
+			p++;
+		uint64_t m = 0;
+		int digits = 0, scale = 0;
+		for (; p < end && *p >= '0' && *p <= '9'; p++) {
+			if (m || *p != '0')
+				digits++;
+			m = m * 10 + (uint64_t)(*p - '0');
+			if (digits > 15)
+				goto slow;
+		}
+		if (p < end && *p == '.') {
+			for (p++; p < end && *p >= '0' && *p <= '9'; p++) {
+				if (m || *p != '0')
+					digits++;
+				m = m * 10 + (uint64_t)(*p - '0');
+				scale--;
+				if (digits > 15)
+					goto slow;
+			}
+		}
+		if (p < end && (*p == 'e' || *p == 'E')) {
+			p++;
+			bool eneg = p < end && *p == '-';
+			if (p < end && (*p == '-' || *p == '+'))
+				p++;
+			int e = 0;
+			for (; p < end && *p >= '0' && *p <= '9'; p++) {
+				e = e * 10 + (*p - '0');
+				if (e > 1000)
+					goto slow;
+			}
+			scale += eneg ? -e : e;
+		}
+		if (p == end && scale >= -22 && scale <= 22) {
+			static const double pow10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+							1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+							1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+			double v = (double)m;
+			v = scale >= 0 ? v * pow10[scale] : v / pow10[-scale];
+			return negative ? -v : v;
+		}
+	}
+slow:
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	return strtod(copy, NULL);
+}
+
+/*
  * Reads any JSON number as a double.  strtod needs a terminated string, so
  * the token is copied (to the stack, or the arena if it is very long).
  * Numbers beyond the double range are errors, not infinities.
@@ -464,11 +527,15 @@ bool stoat_json_f64(stoat_json *j, double *out)
 	if (!json_scan_number(j, &integral))
 		return false;
 	size_t len = (size_t)(j->p - start);
-	char small[64];
-	char *copy = len < sizeof(small) ? small : stoat_arena_alloc(&j->cx->arena, len + 1);
-	memcpy(copy, start, len);
-	copy[len] = '\0';
-	double v = strtod(copy, NULL);
+	double v;
+	if (len < 64) {
+		v = stoat_parse_f64(start, len, true);
+	} else {
+		char *copy = stoat_arena_alloc(&j->cx->arena, len + 1);
+		memcpy(copy, start, len);
+		copy[len] = '\0';
+		v = strtod(copy, NULL);
+	}
 	if (!isfinite(v)) {
 		stoat_error(j->cx, "number at byte %zu is out of range for f64", (size_t)(start - j->start));
 		j->p = start;

@@ -189,12 +189,71 @@ START_TEST(test_big_endian)
 }
 END_TEST
 
+
+/* splitmix64, for reproducible random doubles. */
+static uint64_t mix(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/*
+ * The fast paths (formatting short decimals, Clinger's parse) give exactly
+ * the bytes and doubles of the slow ones (printf and strtod): on decimals
+ * with few digits (money, the fast paths' case), on random bit patterns,
+ * and on edges (powers of ten, 15- and 16-digit values, tiny and huge).
+ */
+START_TEST(test_f64_fast_paths_match)
+{
+	uint64_t state = 42;
+	char fast[40], slow[40];
+	for (int i = 0; i < 300000; i++) {
+		double v;
+		uint64_t r = mix(&state);
+		switch (i % 4) {
+		case 0: /* cents, like amount * quantity */
+			v = (double)(int64_t)(r % 100000000) / 100.0 * (double)(1 + (r >> 40) % 9);
+			break;
+		case 1: /* any bits */
+			memcpy(&v, &r, sizeof v);
+			break;
+		case 2: /* short decimals at any scale */
+			v = (double)(r % 1000000) * pow(10.0, (double)((int)((r >> 32) % 40) - 20));
+			break;
+		default: /* 15 to 17 significant digits */
+			v = (double)(r % 100000000000000000ULL) / pow(10.0, (double)((r >> 60) % 16));
+			break;
+		}
+		if (!isfinite(v))
+			continue;
+		size_t nf = stoat_format_f64_with(fast, v, true);
+		size_t ns = stoat_format_f64_with(slow, v, false);
+		fast[nf] = slow[ns] = '\0';
+		ck_assert_msg(nf == ns && memcmp(fast, slow, nf) == 0, "%.17g: fast %s, slow %s", v, fast, slow);
+		/* And parsing the text back: fast and strtod agree, and give v. */
+		double pf = stoat_parse_f64(fast, nf, true), ps = stoat_parse_f64(fast, nf, false);
+		ck_assert_msg(memcmp(&pf, &ps, sizeof pf) == 0 && pf == v, "%s: fast %.17g, strtod %.17g", fast, pf, ps);
+	}
+	static const char *const texts[] = { "0", "-0", "1", "0.1", "123.45", "1e22", "1e23", "9007199254740993",
+					     "123456789012345", "1234567890123456", "0.000000000000000000001",
+					     "4.9406564584124654e-324", "1.7976931348623157e308", "2.5E-3", "-7e+2" };
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		double pf = stoat_parse_f64(texts[i], strlen(texts[i]), true);
+		double ps = stoat_parse_f64(texts[i], strlen(texts[i]), false);
+		ck_assert_msg(memcmp(&pf, &ps, sizeof pf) == 0, "%s: fast %.17g, strtod %.17g", texts[i], pf, ps);
+	}
+}
+END_TEST
+
 static Suite *buf_suite(void)
 {
 	Suite *s = suite_create("runtime_buf");
 	TCase *tc = tcase_create("buf");
 	tcase_add_test(tc, test_f64_exact_text);
 	tcase_add_test(tc, test_f64_round_trip);
+	tcase_add_test(tc, test_f64_fast_paths_match);
 	tcase_add_test(tc, test_f64_not_finite);
 	tcase_add_test(tc, test_i64);
 	tcase_add_test(tc, test_json_str);
