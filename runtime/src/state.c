@@ -20,11 +20,13 @@
  * cache outgrows its budget.  A flush writes each updated key once to its
  * store and changelog, then hands the updates (old value as of the last
  * flush, newest value) to the store's generated flush function, which runs
- * the operators downstream of the store.  Updates flush in the order their
- * keys were first touched since the last flush, so output is
- * deterministic.  The cache is double-buffered: records that a flush
- * feeds back into pipelines (the replay driver's repartition topics) land
- * in the other buffer, flushed in turn.
+ * the operators downstream of the store.  Keys stay cached, clean, after a
+ * flush, so hot keys are read from RocksDB once, not once per commit; the
+ * cache is emptied when a flush leaves it over half its budget, and on an
+ * abort.  Updates flush in the order their keys entered the cache, so
+ * output is deterministic.  Records a flush feeds back into pipelines (the
+ * replay driver's repartition topics) may update keys again meanwhile:
+ * the flush works on a snapshot and repeats until nothing is dirty.
  */
 #include "internal.h"
 
@@ -76,6 +78,7 @@ typedef struct record_cache {
 	size_t index_cap;
 	stoat_arena arena;
 	size_t bytes; /* what the entries hold, for the budget */
+	size_t dirty; /* entries updated since the last flush */
 } record_cache;
 
 struct stoat_state {
@@ -87,11 +90,11 @@ struct stoat_state {
 	char **changelog_topics;   /* per store */
 	stoat_store_part ***parts; /* [store][partition] */
 	int32_t *part_caps;        /* per store: length of parts[store] */
-	record_cache caches[2];
-	int live;      /* the buffer taking puts */
+	record_cache cache;
 	bool flushing; /* a flush is running: no eviction */
 	stoat_ctx flush_cx;
-	stoat_store_update *updates;
+	stoat_store_update *updates; /* a flush's snapshot */
+	int *update_stores;          /* the store of each */
 	size_t updates_cap;
 };
 
@@ -161,8 +164,7 @@ stoat_state *stoat_state_open(const stoat_app *app, stoat_driver *d, const stoat
 		st->changelog_topics[i] = state_alloc(n);
 		snprintf(st->changelog_topics[i], n, "%s-%s-changelog", app->app_id, app->stores[i].name);
 	}
-	for (int i = 0; i < 2; i++)
-		stoat_arena_init(&st->caches[i].arena);
+	stoat_arena_init(&st->cache.arena);
 	stoat_ctx *fcx = &st->flush_cx;
 	stoat_arena_init(&fcx->arena);
 	stoat_buf_init(&fcx->key_buf);
@@ -194,16 +196,15 @@ void stoat_state_close(stoat_state *st)
 		free(st->parts[s]);
 		free(st->changelog_topics[s]);
 	}
-	for (int i = 0; i < 2; i++) {
-		free(st->caches[i].entries);
-		free(st->caches[i].index);
-		stoat_arena_free(&st->caches[i].arena);
-	}
+	free(st->cache.entries);
+	free(st->cache.index);
+	stoat_arena_free(&st->cache.arena);
 	stoat_rocks_close(st->db);
 	stoat_arena_free(&st->flush_cx.arena);
 	stoat_buf_free(&st->flush_cx.key_buf);
 	stoat_buf_free(&st->flush_cx.value_buf);
 	free(st->updates);
+	free(st->update_stores);
 	free(st->parts);
 	free(st->part_caps);
 	free(st->changelog_topics);
@@ -428,13 +429,14 @@ static void cache_reset(record_cache *c)
 {
 	c->count = 0;
 	c->bytes = 0;
+	c->dirty = 0;
 	if (c->index)
 		memset(c->index, 0, c->index_cap * sizeof *c->index);
 	stoat_arena_reset(&c->arena);
 }
 
 /* Runs a store's flush function over updates[0..n). */
-static bool run_flush_fn(stoat_state *st, int store, size_t n)
+static bool run_flush_fn(stoat_state *st, int store, const stoat_store_update *updates, size_t n)
 {
 	const stoat_store_desc *desc = &st->app->stores[store];
 	if (!desc->flush || n == 0)
@@ -450,7 +452,7 @@ static bool run_flush_fn(stoat_state *st, int store, size_t n)
 			}
 	fcx->msg = NULL;
 	fcx->error = false;
-	desc->flush(fcx, st->updates, n);
+	desc->flush(fcx, updates, n);
 	fcx->msg = NULL;
 	stoat_arena_reset(&fcx->arena);
 	if (fcx->abandoned || fcx->stopped)
@@ -459,16 +461,18 @@ static bool run_flush_fn(stoat_state *st, int store, size_t n)
 }
 
 /*
- * Flushes buffer c: every dirty entry is written to its store partition
- * (and changelog) first, so that pipelines the flush functions feed see
- * the new state; then the flush functions run over runs of entries of one
- * store, in first-touch order.
+ * Flushes the cache once: every dirty entry is written to its store
+ * partition (and changelog) first, so that pipelines the flush functions
+ * feed see the new state; then all of them are marked clean (their old
+ * value becomes the flushed one) and the flush functions run over the
+ * snapshot, in runs of entries of one store, in cache order.
  */
 static bool cache_flush(stoat_state *st, record_cache *c)
 {
 	stoat_ctx *fcx = &st->flush_cx;
 	bool ok = true;
-	for (size_t i = 0; i < c->count && ok; i++) {
+	size_t count = c->count;
+	for (size_t i = 0; i < count && ok; i++) {
 		cache_entry *e = &c->entries[i];
 		if (!e->dirty)
 			continue;
@@ -484,20 +488,23 @@ static bool cache_flush(stoat_state *st, record_cache *c)
 		fcx->error = false;
 	}
 	size_t n = 0;
-	int run_store = -1;
-	for (size_t i = 0; i < c->count && ok; i++) {
+	for (size_t i = 0; i < count; i++) {
 		cache_entry *e = &c->entries[i];
-		if (!e->dirty || (!e->old_value.ptr && !e->new_value.ptr))
+		if (!e->dirty)
 			continue;
-		if (e->part->store != run_store && n > 0) {
-			ok = run_flush_fn(st, run_store, n);
-			n = 0;
-		}
-		run_store = e->part->store;
+		e->dirty = false;
+		c->dirty--;
+		bool changed = e->old_value.ptr || e->new_value.ptr;
+		stoat_str old = e->old_value;
+		e->old_value = e->new_value;
+		if (!changed)
+			continue;
 		if (n == st->updates_cap) {
 			st->updates_cap = st->updates_cap ? st->updates_cap * 2 : 256;
 			st->updates = state_realloc(st->updates, st->updates_cap * sizeof *st->updates);
+			st->update_stores = state_realloc(st->update_stores, st->updates_cap * sizeof *st->update_stores);
 		}
+		st->update_stores[n] = e->part->store;
 		stoat_store_update *u = &st->updates[n++];
 		memset(u, 0, sizeof *u);
 		u->record.partition = e->part->partition;
@@ -505,11 +512,19 @@ static bool cache_flush(stoat_state *st, record_cache *c)
 		u->record.timestamp = e->timestamp;
 		u->record.key = e->key;
 		u->record.value = e->new_value;
-		u->old_value = e->old_value;
+		u->old_value = old;
 	}
-	if (ok && n > 0)
-		ok = run_flush_fn(st, run_store, n);
-	cache_reset(c);
+	/*
+	 * The snapshot stays put while the flush functions run: they may
+	 * update the cache (new entries, new bytes in its arena), but no
+	 * other flush starts meanwhile (st->flushing).
+	 */
+	for (size_t start = 0, i = 1; start < n && ok; i++) {
+		if (i == n || st->update_stores[i] != st->update_stores[start]) {
+			ok = run_flush_fn(st, st->update_stores[start], st->updates + start, i - start);
+			start = i;
+		}
+	}
 	return ok;
 }
 
@@ -519,13 +534,13 @@ bool stoat_state_flush(stoat_state *st)
 		return true;
 	st->flushing = true;
 	bool ok = true;
-	/* Flushing can feed records back in (replay), which fill the other
-	 * buffer: repeat until both are empty. */
-	while (ok && st->caches[st->live].count > 0) {
-		record_cache *c = &st->caches[st->live];
-		st->live ^= 1;
+	record_cache *c = &st->cache;
+	/* Flushing can feed records back in (replay) that update keys
+	 * again: repeat until nothing is dirty. */
+	while (ok && c->dirty > 0)
 		ok = cache_flush(st, c);
-	}
+	if (!ok || c->bytes > st->cache_max / 2)
+		cache_reset(c);
 	st->flushing = false;
 	return ok;
 }
@@ -567,7 +582,7 @@ bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
 		return false;
 	stoat_state *st = p->st;
 	if (st->cache_max > 0) {
-		cache_entry *e = cache_find(&st->caches[st->live], p, key);
+		cache_entry *e = cache_find(&st->cache, p, key);
 		if (e) {
 			if (!e->new_value.ptr)
 				return false;
@@ -582,7 +597,7 @@ bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
 		return false;
 	}
 	if (st->cache_max > 0)
-		cache_add(&st->caches[st->live], p, key, found ? *value : (stoat_str){ NULL, 0 });
+		cache_add(&st->cache, p, key, found ? *value : (stoat_str){ NULL, 0 });
 	return found;
 }
 
@@ -595,7 +610,7 @@ static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value
 	stoat_state *st = p->st;
 	if (st->cache_max == 0)
 		return part_write(cx, p, key, value);
-	record_cache *c = &st->caches[st->live];
+	record_cache *c = &st->cache;
 	cache_entry *e = cache_find(c, p, key);
 	if (!e) {
 		char err[512];
@@ -609,7 +624,10 @@ static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value
 	}
 	e->new_value = copy_into(&c->arena, value);
 	c->bytes += value.ptr ? value.len : 0;
-	e->dirty = true;
+	if (!e->dirty) {
+		e->dirty = true;
+		c->dirty++;
+	}
 	e->timestamp = cx->msg ? cx->msg->timestamp : 0;
 	if (c->bytes > st->cache_max && !st->flushing && !stoat_state_flush(st)) {
 		/* The flushed updates failed downstream: so does this record. */
@@ -639,12 +657,9 @@ bool stoat_store_delete(stoat_ctx *cx, int store, stoat_str key)
 bool stoat_state_commit(stoat_state *st, char *err, size_t errlen)
 {
 	assert(!st->flushing);
-	/* stoat_state_flush ran first: what is left was only read. */
-	for (int i = 0; i < 2; i++) {
-		for (size_t j = 0; j < st->caches[i].count; j++)
-			assert(!st->caches[i].entries[j].dirty);
-		cache_reset(&st->caches[i]);
-	}
+	/* stoat_state_flush ran first: the cache holds clean entries only,
+	 * which stay (they are the state being committed). */
+	assert(st->cache.dirty == 0);
 	stoat_arena scratch;
 	stoat_arena_init(&scratch);
 	stoat_rocks_kv *meta = NULL;
@@ -687,8 +702,7 @@ void stoat_state_abort(stoat_state *st)
 {
 	if (st->db)
 		stoat_rocks_abort(st->db);
-	for (int i = 0; i < 2; i++)
-		cache_reset(&st->caches[i]);
+	cache_reset(&st->cache);
 	for (size_t s = 0; s < st->app->store_count; s++)
 		for (int32_t i = 0; i < st->part_caps[s]; i++)
 			if (st->parts[s][i])
