@@ -838,6 +838,8 @@ static void rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic
 			 void *opaque)
 {
 	stoat_kafka *k = opaque;
+	/* A rebalance is activity: the idle timer starts again. */
+	k->last_input_ms = now_ms();
 	if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
 		log_partitions(k, "assigned", parts);
 		for (int i = 0; i < parts->cnt; i++) {
@@ -1186,6 +1188,15 @@ static ssize_t poll_once(stoat_kafka *k)
 	if (k->failed || k->fatal || k->fenced)
 		return internal;
 	return internal + poll_queue(k, k->queue, internal > 0 ? 0 : 100);
+}
+
+/* Partitions this instance holds now. */
+static size_t assigned_count(const stoat_kafka *k)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < k->part_count; i++)
+		n += k->parts[i].assigned;
+	return n;
 }
 
 static stoat_counters total_counters(const stoat_kafka *k)
@@ -1727,7 +1738,13 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		}
 		purge_poll(k, 0);
 		purge_repartition_topics(k);
-		if (opt->idle_exit_ms > 0 && now - k->last_input_ms >= opt->idle_exit_ms && !k->dirty && !k->in_txn) {
+		/*
+		 * Idle: nothing read for the idle time.  An instance holding no
+		 * partitions (they were lost, say, while a broker restarted)
+		 * waits three times as long for the group to give it some back.
+		 */
+		int64_t idle_limit = opt->idle_exit_ms * (assigned_count(k) > 0 ? 1 : 3);
+		if (opt->idle_exit_ms > 0 && now - k->last_input_ms >= idle_limit && !k->dirty && !k->in_txn) {
 			logf_(k, "no input for %" PRId64 " ms: stopping (--idle-exit)", opt->idle_exit_ms);
 			break;
 		}
