@@ -151,17 +151,42 @@ static char *c_double(double d)
 	return xstrdup(buf);
 }
 
-/* Is `name` used as a whole identifier in text? */
+/* True for characters that can continue a C identifier. */
+static bool ident_char(char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/*
+ * Whether generated C text uses the identifier name: a whole-word match
+ * outside string and character literals and comments (a message such as
+ * "null key" must not count as using `key`).
+ */
 static bool text_uses(const char *text, const char *name)
 {
 	size_t n = strlen(name);
-	for (const char *p = text; (p = strstr(p, name)) != NULL; p += n) {
-		bool before = p == text || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') ||
-		                             (p[-1] >= 'A' && p[-1] <= 'Z') || (p[-1] >= '0' && p[-1] <= '9'));
-		char c = p[n];
-		bool after = !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'));
-		if (before && after)
-			return true;
+	for (const char *p = text; *p;) {
+		if (*p == '"' || *p == '\'') {
+			char q = *p++;
+			while (*p && *p != q)
+				p += p[0] == '\\' && p[1] ? 2 : 1;
+			if (*p)
+				p++;
+		} else if (p[0] == '/' && p[1] == '*') {
+			const char *e = strstr(p + 2, "*/");
+			p = e ? e + 2 : p + strlen(p);
+		} else if (p[0] == '/' && p[1] == '/') {
+			while (*p && *p != '\n')
+				p++;
+		} else if (ident_char(*p)) {
+			const char *w = p;
+			while (ident_char(*p))
+				p++;
+			if ((size_t)(p - w) == n && memcmp(w, name, n) == 0)
+				return true;
+		} else {
+			p++;
+		}
 	}
 	return false;
 }
@@ -1041,6 +1066,9 @@ static void emit_stream_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, co
 	pr(g->out, "}\n");
 	if (guard) {
 		g->out->indent--;
+		pr(g->out, "} else {\n");
+		pr(g->out, "\tstoat_record_dropped(cx, \"null key or value for table %s\");\n",
+		   g->topo->stores[n->store].name);
 		pr(g->out, "}\n");
 	}
 }
@@ -1181,6 +1209,8 @@ static void emit_to_table(Gen *g, IrNode *n, const char *k, const char *v)
 	pr(g->out, "}\n");
 	if (guard) {
 		g->out->indent--;
+		pr(g->out, "} else {\n");
+		pr(g->out, "\tstoat_record_dropped(cx, \"null key for table %s\");\n", st->name);
 		pr(g->out, "}\n");
 	}
 }
@@ -1251,6 +1281,8 @@ static void emit_regroup(Gen *g, IrNode *n, const char *k, const char *old_v, co
 		                   pt->val->kind == TY_NULLABLE ? xasprintf("%s.v", vv) : vv, flags[i]);
 		if (guard) {
 			g->out->indent--;
+			pr(g->out, "} else {\n");
+			pr(g->out, "\tstoat_record_dropped(cx, \"null group key or value\");\n");
 			pr(g->out, "}\n");
 		}
 		g->out->indent--;
@@ -1549,7 +1581,8 @@ static void emit_node(Gen *g, IrNode *n, const char *k, const char *v)
 static void emit_table_source(Gen *g, IrNode *src, const char *k, const char *v)
 {
 	pr(g->out, "/* A table drops records with a null key, as Kafka Streams does. */\n");
-	pr(g->out, "if (!m->key.ptr)\n\tcontinue;\n");
+	pr(g->out, "if (!m->key.ptr) {\n\tstoat_record_dropped(cx, \"null key for table %s\");\n\tcontinue;\n}\n",
+	   g->topo->stores[src->store].name);
 	char *dk = need(g, H_DECODE, src->key, src->key_format);
 	pr(g->out, "%s %s;\n", type_c(src->key), k);
 	pr(g->out, "if (!%s(cx, m->key, \"key\", &%s))\n\t%s;\n", dk, k, fail_stmt(g));

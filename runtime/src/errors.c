@@ -219,6 +219,18 @@ bool stoat_record_failed(stoat_ctx *cx)
 	return false;
 }
 
+void stoat_record_dropped(stoat_ctx *cx, const char *why)
+{
+	cx->counters.records_dropped++;
+	if (cx->driver && cx->driver->drop_reported)
+		return;
+	if (cx->driver)
+		cx->driver->drop_reported = true;
+	snprintf(cx->error_message, sizeof cx->error_message, "%s", why);
+	report_record(cx, "warning", ": dropped, as Kafka Streams drops such records (reported once; the summary "
+				     "counts them)");
+}
+
 /* The summary line(s) printed with --stats and when the app stops. */
 void stoat_print_summary(FILE *f, const stoat_driver *d, const stoat_counters *total)
 {
@@ -228,6 +240,9 @@ void stoat_print_summary(FILE *f, const stoat_driver *d, const stoat_counters *t
 		", dead-lettered %" PRIu64 "\n",
 		app_id, total->records_in, total->records_out, total->records_failed, total->records_skipped,
 		total->records_dead_lettered);
+	if (total->records_dropped)
+		fprintf(f, "%s: %" PRIu64 " record%s dropped by design (null keys where a key is needed)\n", app_id,
+			total->records_dropped, total->records_dropped == 1 ? "" : "s");
 	if (d->skip_warnings_hidden)
 		fprintf(f, "%s: %" PRIu64 " of %" PRIu64 " skipped-record warnings were not shown\n", app_id,
 			d->skip_warnings_hidden, d->skip_warnings_hidden + d->skip_warnings_printed);

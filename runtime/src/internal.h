@@ -80,6 +80,7 @@ struct stoat_driver {
 	stoat_policy policy_override; /* --on-error; DEFAULT when not given */
 	uint64_t skip_warnings_printed;
 	uint64_t skip_warnings_hidden; /* rate-limited away, for the summary */
+	bool drop_reported;            /* the first dropped record was reported */
 	stoat_replay *replay;          /* kind == STOAT_DRIVER_REPLAY */
 	stoat_kafka *kafka;            /* kind == STOAT_DRIVER_KAFKA */
 	const char *dlq_override;      /* --on-error dlq:TOPIC */

@@ -1209,6 +1209,7 @@ static stoat_counters total_counters(const stoat_kafka *k)
 		t.records_failed += c->records_failed;
 		t.records_skipped += c->records_skipped;
 		t.records_dead_lettered += c->records_dead_lettered;
+		t.records_dropped += c->records_dropped;
 	}
 	if (k->state) {
 		const stoat_counters *c = &stoat_state_flush_ctx(k->state)->counters;
@@ -1216,6 +1217,7 @@ static stoat_counters total_counters(const stoat_kafka *k)
 		t.records_failed += c->records_failed;
 		t.records_skipped += c->records_skipped;
 		t.records_dead_lettered += c->records_dead_lettered;
+		t.records_dropped += c->records_dropped;
 	}
 	return t;
 }

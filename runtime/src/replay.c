@@ -961,6 +961,7 @@ static stoat_counters total_counters(const stoat_replay *r)
 		t.records_out += c->records_out;
 		t.records_failed += c->records_failed;
 		t.records_skipped += c->records_skipped;
+		t.records_dropped += c->records_dropped;
 	}
 	if (r->driver.state) {
 		const stoat_counters *c = &stoat_state_flush_ctx(r->driver.state)->counters;

@@ -341,6 +341,7 @@ typedef struct stoat_counters {
 	uint64_t records_failed;  /* per-record errors, whatever the policy */
 	uint64_t records_skipped; /* failures the skip policy let through */
 	uint64_t records_dead_lettered; /* failures written to a dead-letter topic */
+	uint64_t records_dropped; /* ignored by design: a null key where a key is needed */
 } stoat_counters;
 
 /*
@@ -387,6 +388,13 @@ void stoat_error_context(stoat_ctx *cx, const char *what);
  * false, and the pipeline returns at once).  Clears cx->error.
  */
 bool stoat_record_failed(stoat_ctx *cx);
+
+/*
+ * Called by generated code for a record an operator ignores by design, as
+ * Kafka Streams does (a null key for an aggregation or a table): counted
+ * in the summary, and the first one is reported.  Not a failure.
+ */
+void stoat_record_dropped(stoat_ctx *cx, const char *why);
 
 /* Called by generated code at the start of each record. */
 static inline void stoat_record_begin(stoat_ctx *cx, const stoat_msg *m)
