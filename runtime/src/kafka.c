@@ -206,40 +206,53 @@ static void delivery_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
 		stoat_store_part_acked(m->_private, m->offset);
 }
 
-static rd_kafka_t *new_producer(stoat_kafka *k, const char *prog, bool transactional)
+/*
+ * Finishes a client: the user's properties for role ("producer" or
+ * "consumer") go last, so they win; then the driver's opaque and error
+ * callback, and the client itself.  conf is consumed; NULL after a message
+ * when a property was refused (ok false: one of the caller's) or creation
+ * failed.
+ */
+static rd_kafka_t *make_client(stoat_kafka *k, rd_kafka_conf_t *conf, bool ok, const char *role,
+			       rd_kafka_type_t type, const char *what)
 {
-	rd_kafka_conf_t *conf = rd_kafka_conf_new();
-	char err[512];
-	bool ok = conf_set(conf, prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
-		  conf_set(conf, prog, "client.id", k->app->app_id) &&
-		  conf_set(conf, prog, "enable.idempotence", "true") &&
-		  conf_set(conf, prog, "acks", "all") &&
-		  conf_set(conf, prog, "compression.type", "zstd") &&
-		  conf_set(conf, prog, "linger.ms", "5") &&
-		  conf_set(conf, prog, "batch.num.messages", "10000") &&
-		  conf_set(conf, prog, "queue.buffering.max.messages", k->opt->memory == STOAT_MEMORY_LOW ? "100000" : "1000000") &&
-		  conf_set(conf, prog, "queue.buffering.max.kbytes", k->opt->memory == STOAT_MEMORY_LOW ? "32768" : "262144") &&
-		  /* Kafka's Java default partitioner: murmur2 of the key. */
-		  conf_set(conf, prog, "partitioner", "murmur2_random") &&
-		  conf_set(conf, prog, "topic.metadata.refresh.interval.ms", "10000");
-	if (ok && transactional) {
-		ok = conf_set(conf, prog, "transactional.id", k->transactional_id) &&
-		     conf_set(conf, prog, "transaction.timeout.ms", "10000");
-	} else if (ok) {
-		/* At-least-once: keep retrying while the cluster is away. */
-		ok = conf_set(conf, prog, "message.timeout.ms", "0");
-	}
-	if (!ok || !conf_user(conf, k->opt, prog, "producer")) {
+	if (!ok || !conf_user(conf, k->opt, k->prog, role)) {
 		rd_kafka_conf_destroy(conf);
 		return NULL;
 	}
 	rd_kafka_conf_set_opaque(conf, k);
 	rd_kafka_conf_set_error_cb(conf, error_cb);
-	rd_kafka_conf_set_dr_msg_cb(conf, delivery_cb);
-	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+	char err[512];
+	rd_kafka_t *rk = rd_kafka_new(type, conf, err, sizeof err);
 	if (!rk)
-		fprintf(stderr, "%s: error: cannot create the Kafka producer: %s\n", prog, err);
+		fprintf(stderr, "%s: error: cannot create %s: %s\n", k->prog, what, err);
 	return rk;
+}
+
+static rd_kafka_t *new_producer(stoat_kafka *k, bool transactional)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	bool ok = conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
+		  conf_set(conf, k->prog, "client.id", k->app->app_id) &&
+		  conf_set(conf, k->prog, "enable.idempotence", "true") &&
+		  conf_set(conf, k->prog, "acks", "all") &&
+		  conf_set(conf, k->prog, "compression.type", "zstd") &&
+		  conf_set(conf, k->prog, "linger.ms", "5") &&
+		  conf_set(conf, k->prog, "batch.num.messages", "10000") &&
+		  conf_set(conf, k->prog, "queue.buffering.max.messages", k->opt->memory == STOAT_MEMORY_LOW ? "100000" : "1000000") &&
+		  conf_set(conf, k->prog, "queue.buffering.max.kbytes", k->opt->memory == STOAT_MEMORY_LOW ? "32768" : "262144") &&
+		  /* Kafka's Java default partitioner: murmur2 of the key. */
+		  conf_set(conf, k->prog, "partitioner", "murmur2_random") &&
+		  conf_set(conf, k->prog, "topic.metadata.refresh.interval.ms", "10000");
+	if (ok && transactional) {
+		ok = conf_set(conf, k->prog, "transactional.id", k->transactional_id) &&
+		     conf_set(conf, k->prog, "transaction.timeout.ms", "10000");
+	} else if (ok) {
+		/* At-least-once: keep retrying while the cluster is away. */
+		ok = conf_set(conf, k->prog, "message.timeout.ms", "0");
+	}
+	rd_kafka_conf_set_dr_msg_cb(conf, delivery_cb);
+	return make_client(k, conf, ok, "producer", RD_KAFKA_PRODUCER, "the Kafka producer");
 }
 
 /* ------------------------------------------------------------------ */
@@ -616,7 +629,6 @@ static bool has_shared_stores(const stoat_app *app)
 static rd_kafka_t *new_restorer(stoat_kafka *k)
 {
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
-	char err[512];
 	char client_id[300];
 	snprintf(client_id, sizeof client_id, "%s-restore", k->app->app_id);
 	bool ok = conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
@@ -630,16 +642,7 @@ static rd_kafka_t *new_restorer(stoat_kafka *k)
 		  conf_set(conf, k->prog, "enable.partition.eof", "true") &&
 		  conf_set(conf, k->prog, "fetch.wait.max.ms", "50") &&
 		  conf_set(conf, k->prog, "allow.auto.create.topics", "false");
-	if (!ok || !conf_user(conf, k->opt, k->prog, "consumer")) {
-		rd_kafka_conf_destroy(conf);
-		return NULL;
-	}
-	rd_kafka_conf_set_opaque(conf, k);
-	rd_kafka_conf_set_error_cb(conf, error_cb);
-	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-	if (!rk)
-		logf_(k, "error: cannot create the changelog reader: %s", err);
-	return rk;
+	return make_client(k, conf, ok, "consumer", RD_KAFKA_CONSUMER, "the changelog reader");
 }
 
 /* One store partition being restored. */
@@ -1416,30 +1419,29 @@ static bool create_internal_topics(stoat_kafka *k)
 	return ok;
 }
 
-static rd_kafka_t *new_consumer(stoat_kafka *k, const char *prog)
+static rd_kafka_t *new_consumer(stoat_kafka *k)
 {
 	/* The memory preset trades prefetching (throughput) for RSS. */
 	bool low = k->opt->memory == STOAT_MEMORY_LOW;
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
-	char err[512];
-	bool ok = conf_set(conf, prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
-		  conf_set(conf, prog, "group.id", k->app->app_id) &&
-		  conf_set(conf, prog, "client.id", k->app->app_id) &&
-		  conf_set(conf, prog, "partition.assignment.strategy",
+	bool ok = conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
+		  conf_set(conf, k->prog, "group.id", k->app->app_id) &&
+		  conf_set(conf, k->prog, "client.id", k->app->app_id) &&
+		  conf_set(conf, k->prog, "partition.assignment.strategy",
 			   has_shared_stores(k->app) ? "range" : "cooperative-sticky") &&
-		  conf_set(conf, prog, "enable.auto.commit", "false") &&
-		  conf_set(conf, prog, "enable.auto.offset.store", "false") &&
-		  conf_set(conf, prog, "auto.offset.reset", "earliest") &&
-		  conf_set(conf, prog, "isolation.level", "read_committed") &&
+		  conf_set(conf, k->prog, "enable.auto.commit", "false") &&
+		  conf_set(conf, k->prog, "enable.auto.offset.store", "false") &&
+		  conf_set(conf, k->prog, "auto.offset.reset", "earliest") &&
+		  conf_set(conf, k->prog, "isolation.level", "read_committed") &&
 		  /* The defaults throttle consume->produce to ~200K msg/s. */
-		  conf_set(conf, prog, "queued.min.messages", low ? "20000" : "200000") &&
-		  conf_set(conf, prog, "queued.max.messages.kbytes", low ? "32768" : "131072") &&
-		  conf_set(conf, prog, "max.partition.fetch.bytes", low ? "262144" : "1048576") &&
-		  conf_set(conf, prog, "fetch.wait.max.ms", "100") &&
-		  conf_set(conf, prog, "session.timeout.ms", "10000") &&
-		  conf_set(conf, prog, "heartbeat.interval.ms", "1000") &&
-		  conf_set(conf, prog, "topic.metadata.refresh.interval.ms", "5000") &&
-		  conf_set(conf, prog, "allow.auto.create.topics", "false");
+		  conf_set(conf, k->prog, "queued.min.messages", low ? "20000" : "200000") &&
+		  conf_set(conf, k->prog, "queued.max.messages.kbytes", low ? "32768" : "131072") &&
+		  conf_set(conf, k->prog, "max.partition.fetch.bytes", low ? "262144" : "1048576") &&
+		  conf_set(conf, k->prog, "fetch.wait.max.ms", "100") &&
+		  conf_set(conf, k->prog, "session.timeout.ms", "10000") &&
+		  conf_set(conf, k->prog, "heartbeat.interval.ms", "1000") &&
+		  conf_set(conf, k->prog, "topic.metadata.refresh.interval.ms", "5000") &&
+		  conf_set(conf, k->prog, "allow.auto.create.topics", "false");
 	/*
 	 * Opt-in static membership (KIP-345): restarted with the same id, the
 	 * instance gets its partitions back at once instead of after a
@@ -1448,23 +1450,14 @@ static rd_kafka_t *new_consumer(stoat_kafka *k, const char *prog)
 	 */
 	if (ok && k->opt->static_membership) {
 		if (!k->opt->instance_id) {
-			fprintf(stderr, "%s: error: static membership needs --instance-id\n", prog);
+			fprintf(stderr, "%s: error: static membership needs --instance-id\n", k->prog);
 			ok = false;
 		} else {
-			ok = conf_set(conf, prog, "group.instance.id", k->opt->instance_id);
+			ok = conf_set(conf, k->prog, "group.instance.id", k->opt->instance_id);
 		}
 	}
-	if (!ok || !conf_user(conf, k->opt, prog, "consumer")) {
-		rd_kafka_conf_destroy(conf);
-		return NULL;
-	}
-	rd_kafka_conf_set_opaque(conf, k);
-	rd_kafka_conf_set_error_cb(conf, error_cb);
 	rd_kafka_conf_set_rebalance_cb(conf, rebalance_cb);
-	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-	if (!rk)
-		fprintf(stderr, "%s: error: cannot create the Kafka consumer: %s\n", prog, err);
-	return rk;
+	return make_client(k, conf, ok, "consumer", RD_KAFKA_CONSUMER, "the Kafka consumer");
 }
 
 /*
@@ -1555,7 +1548,7 @@ static bool replace_producer(stoat_kafka *k)
 	rd_kafka_poll(k->producer, 0);
 	close_sink_topics(k);
 	rd_kafka_destroy(k->producer);
-	k->producer = new_producer(k, k->prog, true);
+	k->producer = new_producer(k, true);
 	k->in_txn = false;
 	k->fenced = false;
 	if (!k->producer || !init_transactions(k)) {
@@ -1659,8 +1652,8 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		status = STOAT_EXIT_IO;
 		goto out;
 	}
-	k->producer = new_producer(k, prog, k->eos);
-	k->consumer = k->producer ? new_consumer(k, prog) : NULL;
+	k->producer = new_producer(k, k->eos);
+	k->consumer = k->producer ? new_consumer(k) : NULL;
 	if (!k->producer || !k->consumer) {
 		status = STOAT_EXIT_USAGE;
 		goto out;
@@ -1873,18 +1866,11 @@ static void load_batch(void *arg, stoat_ctx *cx, const stoat_msg *msgs, size_t n
 
 int stoat_kafka_load(const stoat_app *app, const stoat_kafka_options *opt, const char **inputs, size_t n)
 {
-	/* First of all, so that a SIGTERM during start-up (restoring state,
-	 * say) still stops cleanly, exits 0 and writes profiles. */
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
 	stoat_kafka *k = xmalloc_(sizeof *k);
-	k->started_ms = now_ms();
 	k->app = app;
 	k->opt = opt;
-	k->producer = new_producer(k, app->app_id, false);
+	k->prog = app->app_id;
+	k->producer = new_producer(k, false);
 	if (!k->producer) {
 		free(k);
 		return STOAT_EXIT_USAGE;
