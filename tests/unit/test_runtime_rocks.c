@@ -16,48 +16,9 @@
 
 #define STR(s) STOAT_STR_LIT(s)
 
-static char tmp_root[64];
-static char db_dir[128];
-
-/* nftw callback: removes one file or (emptied) directory. */
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-/*
- * At exit (a failed ck_assert exits the forked test process), removes a
- * temporary directory the test did not get to remove.
- */
-static void remove_leftover(void)
-{
-	if (tmp_root[0])
-		nftw(tmp_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* A fresh temporary directory; the database goes in db_dir under it. */
-static void make_dirs(void)
-{
-	static bool registered;
-	if (!registered) {
-		atexit(remove_leftover);
-		registered = true;
-	}
-	snprintf(tmp_root, sizeof tmp_root, "/tmp/stoat-rocks-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmp_root));
-	snprintf(db_dir, sizeof db_dir, "%s/state", tmp_root);
-}
-
-/* Removes the temporary directory and everything in it. */
-static void remove_dirs(void)
-{
-	ck_assert_int_eq(nftw(tmp_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
-	ck_assert_int_ne(access(tmp_root, F_OK), 0);
-	tmp_root[0] = '\0';
-}
+#define TMPDIR_TEMPLATE "/tmp/stoat-rocks-XXXXXX"
+#define TMPDIR_DB "state"
+#include "tmpdir.h"
 
 /* Opens db_dir with the low budget, failing the test on error. */
 static stoat_rocks *open_db(void)

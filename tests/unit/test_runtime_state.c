@@ -19,41 +19,9 @@
 
 #define STR(s) STOAT_STR_LIT(s)
 
-static char tmp_root[64];
-static char db_dir[128];
-
-/* nftw callback: removes one file or (emptied) directory. */
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-static void remove_leftover(void)
-{
-	if (tmp_root[0])
-		nftw(tmp_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void make_dirs(void)
-{
-	static bool registered;
-	if (!registered) {
-		atexit(remove_leftover);
-		registered = true;
-	}
-	snprintf(tmp_root, sizeof tmp_root, "/tmp/stoat-state-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmp_root));
-	snprintf(db_dir, sizeof db_dir, "%s/db", tmp_root);
-}
-
-static void remove_dirs(void)
-{
-	ck_assert_int_eq(nftw(tmp_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
-	tmp_root[0] = '\0';
-}
+#define TMPDIR_TEMPLATE "/tmp/stoat-state-XXXXXX"
+#define TMPDIR_DB "db"
+#include "tmpdir.h"
 
 /* ------------------------------------------------------------------ */
 /* A fake application with one store and a flush function that records */
