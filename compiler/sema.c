@@ -14,14 +14,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static Program *prog;
-static Topology *topo;
-static Symbol *globals;   /* streams, types, functions */
-static Symbol *locals;    /* lambda parameters and loop variables */
-
-/* Paths ("sym.field.field") known to be non-null at this point. */
-static char **facts;
-static int nfacts, capfacts;
+/*
+ * Everything one run of the checker knows besides the AST it annotates: it
+ * is created by sema_check and passed to every function that needs it, so
+ * the checker has no state of its own between runs.
+ */
+typedef struct Sema {
+	Program *prog;
+	Topology *topo;
+	Symbol *globals;          /* streams, types, functions */
+	Symbol *locals;           /* lambda parameters and loop variables */
+	/* Paths ("sym.field.field") known to be non-null at this point. */
+	char **facts;
+	int nfacts, capfacts;
+	/* The stream being defined (stream NAME = ...), to name repartition topics and stores. */
+	const char *binding_name;
+	int repartitions;         /* repartition topics so far, for automatic names */
+} Sema;
 
 /* ------------------------------------------------------------------ */
 /* Symbols and suggestions                                             */
@@ -44,18 +53,18 @@ static Symbol *lookup_in(Symbol *scope, const char *name)
 	return NULL;
 }
 
-static Symbol *lookup_global(const char *name, SymKind kind)
+static Symbol *lookup_global(Sema *sema, const char *name, SymKind kind)
 {
-	for (Symbol *s = globals; s; s = s->next)
+	for (Symbol *s = sema->globals; s; s = s->next)
 		if (s->kind == kind && strcmp(s->name, name) == 0)
 			return s;
 	return NULL;
 }
 
-static void add_global(Symbol *s)
+static void add_global(Sema *sema, Symbol *s)
 {
-	s->next = globals;
-	globals = s;
+	s->next = sema->globals;
+	sema->globals = s;
 }
 
 /* Levenshtein distance, for "did you mean" hints. */
@@ -105,7 +114,7 @@ static char *did_you_mean(Suggest *s)
 }
 
 /* ------------------------------------------------------------------ */
-/* Narrowing facts                                                     */
+/* Narrowing sema->facts                                                     */
 /* ------------------------------------------------------------------ */
 
 /* A stable text naming a path expression (x, x.f.g), or NULL. */
@@ -120,29 +129,29 @@ static char *path_of(Node *e)
 	return NULL;
 }
 
-static bool is_fact(const char *path)
+static bool is_fact(Sema *sema, const char *path)
 {
-	for (int i = 0; i < nfacts; i++)
-		if (strcmp(facts[i], path) == 0)
+	for (int i = 0; i < sema->nfacts; i++)
+		if (strcmp(sema->facts[i], path) == 0)
 			return true;
 	return false;
 }
 
-static void push_fact(char *path)
+static void push_fact(Sema *sema, char *path)
 {
-	if (nfacts == capfacts) {
-		capfacts = capfacts ? capfacts * 2 : 16;
-		facts = xrealloc(facts, sizeof *facts * (size_t)capfacts);
+	if (sema->nfacts == sema->capfacts) {
+		sema->capfacts = sema->capfacts ? sema->capfacts * 2 : 16;
+		sema->facts = xrealloc(sema->facts, sizeof *sema->facts * (size_t)sema->capfacts);
 	}
-	facts[nfacts++] = path;
+	sema->facts[sema->nfacts++] = path;
 }
 
 /*
- * Adds the facts that hold when cond evaluates to `when`: x != null (true),
+ * Adds the sema->facts that hold when cond evaluates to `when`: x != null (true),
  * x == null (false), conjunctions when true, disjunctions when false.
  * Operands must have been checked already.
  */
-static void add_facts(Node *cond, bool when)
+static void add_facts(Sema *sema, Node *cond, bool when)
 {
 	if (cond->kind == N_BINARY && (cond->op == OP_NE || cond->op == OP_EQ)) {
 		bool nonnull_when = cond->op == OP_NE;
@@ -152,16 +161,16 @@ static void add_facts(Node *cond, bool when)
 		if (other) {
 			char *p = path_of(other);
 			if (p)
-				push_fact(p);
+				push_fact(sema, p);
 		}
 	} else if (cond->kind == N_BINARY && cond->op == OP_AND && when) {
-		add_facts(cond->a, true);
-		add_facts(cond->b, true);
+		add_facts(sema, cond->a, true);
+		add_facts(sema, cond->b, true);
 	} else if (cond->kind == N_BINARY && cond->op == OP_OR && !when) {
-		add_facts(cond->a, false);
-		add_facts(cond->b, false);
+		add_facts(sema, cond->a, false);
+		add_facts(sema, cond->b, false);
 	} else if (cond->kind == N_UNARY && cond->op == OP_NOT) {
-		add_facts(cond->a, !when);
+		add_facts(sema, cond->a, !when);
 	}
 }
 
@@ -169,13 +178,13 @@ static void add_facts(Node *cond, bool when)
 /* Types                                                               */
 /* ------------------------------------------------------------------ */
 
-static Type *resolve_type(Node *te)
+static Type *resolve_type(Sema *sema, Node *te)
 {
 	switch (te->kind) {
 	case N_TY_ARRAY:
-		return (te->type = ty_array(resolve_type(te->a)));
+		return (te->type = ty_array(resolve_type(sema, te->a)));
 	case N_TY_NULLABLE: {
-		Type *inner = resolve_type(te->a);
+		Type *inner = resolve_type(sema, te->a);
 		if (inner->kind == TY_NULLABLE)
 			warning_at(te->span, "'%s?' is the same as '%s'", type_str(inner), type_str(inner));
 		return (te->type = ty_nullable(inner));
@@ -189,7 +198,7 @@ static Type *resolve_type(Node *te)
 		for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
 			if (strcmp(te->name, scalars[i].name) == 0)
 				return (te->type = *scalars[i].type);
-		Symbol *s = lookup_global(te->name, SYM_TYPE);
+		Symbol *s = lookup_global(sema, te->name, SYM_TYPE);
 		if (s) {
 			s->used = true;
 			return (te->type = s->type);
@@ -197,7 +206,7 @@ static Type *resolve_type(Node *te)
 		Suggest sg = { te->name, NULL, 0 };
 		for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
 			suggest_consider(&sg, scalars[i].name);
-		for (Symbol *g = globals; g; g = g->next)
+		for (Symbol *g = sema->globals; g; g = g->next)
 			if (g->kind == SYM_TYPE)
 				suggest_consider(&sg, g->name);
 		if (!sg.best && (strcmp(te->name, "int") == 0 || strcmp(te->name, "long") == 0))
@@ -241,12 +250,12 @@ static bool generated_c_name(const char *name)
 	return false;
 }
 
-static void declare_types(File *f)
+static void declare_types(Sema *sema, File *f)
 {
 	for (Node *it = f->items; it; it = it->next) {
 		if (it->kind != N_TYPE_DECL)
 			continue;
-		Symbol *prev = lookup_global(it->name, SYM_TYPE);
+		Symbol *prev = lookup_global(sema, it->name, SYM_TYPE);
 		if (prev) {
 			error_at(it->name_span, "type '%s' is already defined", it->name);
 			note_at(prev->span, "'%s' was first defined here", it->name);
@@ -261,11 +270,11 @@ static void declare_types(File *f)
 		Record *r = record_new(it->name, it->name_span, false);
 		s->type = ty_record(r);
 		it->type = s->type;
-		add_global(s);
+		add_global(sema, s);
 	}
 }
 
-static void resolve_fields(File *f)
+static void resolve_fields(Sema *sema, File *f)
 {
 	for (Node *it = f->items; it; it = it->next) {
 		if (it->kind != N_TYPE_DECL || !it->type)
@@ -282,7 +291,7 @@ static void resolve_fields(File *f)
 				}
 			r->fields[i].name = fd->name;
 			r->fields[i].span = fd->name_span;
-			r->fields[i].type = resolve_type(fd->a);
+			r->fields[i].type = resolve_type(sema, fd->a);
 			if (r->fields[i].type->kind == TY_PAIR)
 				error_at(fd->a->span, "a field cannot hold a pair");
 			i++;
@@ -339,17 +348,17 @@ static bool valid_c_identifier(const char *s)
 	return true;
 }
 
-static void declare_externs(File *f)
+static void declare_externs(Sema *sema, File *f)
 {
 	for (Node *it = f->items; it; it = it->next) {
 		if (it->kind != N_EXTERN)
 			continue;
 		for (Node *p = it->list; p; p = p->next) {
-			p->type = resolve_type(p->a);
+			p->type = resolve_type(sema, p->a);
 			if (p->type->kind == TY_PAIR || p->type->kind == TY_NULL)
 				error_at(p->a->span, "an extern function cannot take a %s", type_str(p->type));
 		}
-		it->type = resolve_type(it->a);
+		it->type = resolve_type(sema, it->a);
 		if (!it->cname)
 			it->cname = it->name;
 		if (!valid_c_identifier(it->cname))
@@ -368,11 +377,11 @@ static void declare_externs(File *f)
 				warning_at(it->name_span,
 				           "extern fn '%s' names no header; declare it with from \"file.h\"",
 				           it->name);
-			prog->user_externs = xrealloc(prog->user_externs,
-			                              sizeof(Node *) * (size_t)(prog->nuser_externs + 1));
-			prog->user_externs[prog->nuser_externs++] = it;
+			sema->prog->user_externs = xrealloc(sema->prog->user_externs,
+			                              sizeof(Node *) * (size_t)(sema->prog->nuser_externs + 1));
+			sema->prog->user_externs[sema->prog->nuser_externs++] = it;
 		}
-		Symbol *prev = lookup_global(it->name, SYM_FN);
+		Symbol *prev = lookup_global(sema, it->name, SYM_FN);
 		if (prev) {
 			/* Overloads need different parameter types. */
 			for (Symbol *o = prev; o; o = o->overload) {
@@ -401,7 +410,7 @@ static void declare_externs(File *f)
 		}
 		Symbol *s = sym_new(SYM_FN, it->name, it->name_span);
 		s->decl = it;
-		add_global(s);
+		add_global(sema, s);
 	}
 }
 
@@ -409,8 +418,8 @@ static void declare_externs(File *f)
 /* Expressions                                                         */
 /* ------------------------------------------------------------------ */
 
-static Type *check_expr(Node *e, Type *hint);
-static IrNode *check_stream(Node *e);
+static Type *check_expr(Sema *sema, Node *e, Type *hint);
+static IrNode *check_stream(Sema *sema, Node *e);
 
 static bool is_int_literal(Node *e)
 {
@@ -430,9 +439,9 @@ static bool assignable(Type *from, Type *to)
 }
 
 /* Checks e against the expected type `want`, reporting a mismatch. */
-static Type *check_as(Node *e, Type *want, const char *what)
+static Type *check_as(Sema *sema, Node *e, Type *want, const char *what)
 {
-	Type *t = check_expr(e, want);
+	Type *t = check_expr(sema, e, want);
 	if (!assignable(t, want)) {
 		const char *hint = NULL;
 		if (t->kind == TY_NULLABLE && assignable(t->elem, want))
@@ -481,16 +490,16 @@ static Type *unify(Type *a, Type *b)
 	return NULL;
 }
 
-static Type *check_ident(Node *e)
+static Type *check_ident(Sema *sema, Node *e)
 {
-	Symbol *s = lookup_in(locals, e->name);
+	Symbol *s = lookup_in(sema->locals, e->name);
 	if (s) {
 		s->used = true;
 		e->sym = s;
 		Type *t = s->type;
 		if (t->kind == TY_NULLABLE) {
 			char *p = path_of(e);
-			if (p && is_fact(p)) {
+			if (p && is_fact(sema, p)) {
 				e->narrowed = true;
 				t = t->elem;
 			}
@@ -498,26 +507,26 @@ static Type *check_ident(Node *e)
 		}
 		return t;
 	}
-	Symbol *g = lookup_global(e->name, SYM_STREAM);
+	Symbol *g = lookup_global(sema, e->name, SYM_STREAM);
 	if (g) {
 		error_hint(e->span, "streams flow through operators (|>); inside a lambda, use its parameters",
 		           "stream '%s' used as a value", e->name);
 		return ty_error;
 	}
-	if (lookup_global(e->name, SYM_FN)) {
+	if (lookup_global(sema, e->name, SYM_FN)) {
 		error_hint(e->span, "call it: name(arguments)", "function '%s' used as a value", e->name);
 		return ty_error;
 	}
 	Suggest sg = { e->name, NULL, 0 };
-	for (Symbol *l = locals; l; l = l->next)
+	for (Symbol *l = sema->locals; l; l = l->next)
 		suggest_consider(&sg, l->name);
 	error_hint(e->span, did_you_mean(&sg), "unknown name '%s'", e->name);
 	return ty_error;
 }
 
-static Type *check_field(Node *e)
+static Type *check_field(Sema *sema, Node *e)
 {
-	Type *base = check_expr(e->a, NULL);
+	Type *base = check_expr(sema, e->a, NULL);
 	if (base->kind == TY_ERROR)
 		return ty_error;
 	if (base->kind == TY_NULLABLE && base->elem->kind == TY_RECORD) {
@@ -557,7 +566,7 @@ static Type *check_field(Node *e)
 	Type *t = f->type;
 	if (t->kind == TY_NULLABLE) {
 		char *p = path_of(e);
-		if (p && is_fact(p)) {
+		if (p && is_fact(sema, p)) {
 			e->narrowed = true;
 			t = t->elem;
 		}
@@ -567,15 +576,15 @@ static Type *check_field(Node *e)
 }
 
 /* Picks the overload of a function whose parameters accept the arguments. */
-static Type *check_call(Node *e)
+static Type *check_call(Sema *sema, Node *e)
 {
-	Symbol *fn = lookup_global(e->name, SYM_FN);
+	Symbol *fn = lookup_global(sema, e->name, SYM_FN);
 	int nargs = node_list_len(e->list);
 	/* get(xs, i): the element at i, or null when i is out of range. */
 	if (strcmp(e->name, "get") == 0 && nargs == 2) {
-		Type *at = check_expr(e->list, NULL);
+		Type *at = check_expr(sema, e->list, NULL);
 		if (at->kind == TY_ARRAY) {
-			check_as(e->list->next, ty_i64, "the index of get");
+			check_as(sema, e->list->next, ty_i64, "the index of get");
 			e->op = 2;
 			return ty_nullable(at->elem);
 		}
@@ -585,11 +594,11 @@ static Type *check_call(Node *e)
 			return ty_error;
 	}
 	if (!fn) {
-		if (lookup_global(e->name, SYM_STREAM) || lookup_in(locals, e->name)) {
+		if (lookup_global(sema, e->name, SYM_STREAM) || lookup_in(sema->locals, e->name)) {
 			error_at(e->name_span, "'%s' is not a function", e->name);
 		} else {
 			Suggest sg = { e->name, NULL, 0 };
-			for (Symbol *g = globals; g; g = g->next)
+			for (Symbol *g = sema->globals; g; g = g->next)
 				if (g->kind == SYM_FN)
 					suggest_consider(&sg, g->name);
 			char *hint = did_you_mean(&sg);
@@ -597,13 +606,13 @@ static Type *check_call(Node *e)
 			           "unknown function '%s'", e->name);
 		}
 		for (Node *a = e->list; a; a = a->next)
-			check_expr(a, NULL);
+			check_expr(sema, a, NULL);
 		return ty_error;
 	}
 	fn->used = true;
 	/* len() of any array is built in: the length is in the array. */
 	if (strcmp(e->name, "len") == 0 && nargs == 1) {
-		Type *t = check_expr(e->list, NULL);
+		Type *t = check_expr(sema, e->list, NULL);
 		if (t->kind == TY_ARRAY) {
 			e->op = 1;
 			return ty_i64;
@@ -628,7 +637,7 @@ static Type *check_call(Node *e)
 	int i = 0;
 	Node *hp = hint_decl ? hint_decl->list : NULL;
 	for (Node *a = e->list; a; a = a->next, i++) {
-		Type *t = check_expr(a, hp ? hp->type : NULL);
+		Type *t = check_expr(sema, a, hp ? hp->type : NULL);
 		if (i < 16)
 			argt[i] = t;
 		if (hp)
@@ -669,7 +678,7 @@ static Type *check_call(Node *e)
 		Node *arg = e->list;
 		for (Node *p = d->list; p; p = p->next, arg = arg->next, k++)
 			if (is_int_literal(arg))
-				check_expr(arg, p->type);
+				check_expr(sema, arg, p->type);
 		e->decl = d;
 		return d->type;
 	}
@@ -699,22 +708,22 @@ static Type *check_call(Node *e)
 	return ty_error;
 }
 
-static Type *check_binary(Node *e, Type *hint)
+static Type *check_binary(Sema *sema, Node *e, Type *hint)
 {
 	int op = e->op;
 	if (op == OP_AND || op == OP_OR) {
-		check_as(e->a, ty_bool, op == OP_AND ? "operand of 'and'" : "operand of 'or'");
-		int saved = nfacts;
-		add_facts(e->a, op == OP_AND);
-		check_as(e->b, ty_bool, op == OP_AND ? "operand of 'and'" : "operand of 'or'");
-		nfacts = saved;
+		check_as(sema, e->a, ty_bool, op == OP_AND ? "operand of 'and'" : "operand of 'or'");
+		int saved = sema->nfacts;
+		add_facts(sema, e->a, op == OP_AND);
+		check_as(sema, e->b, ty_bool, op == OP_AND ? "operand of 'and'" : "operand of 'or'");
+		sema->nfacts = saved;
 		return ty_bool;
 	}
 	bool comparison = op >= OP_EQ && op <= OP_GE;
-	Type *ta = check_expr(e->a, comparison ? NULL : hint);
-	Type *tb = check_expr(e->b, ta);
+	Type *ta = check_expr(sema, e->a, comparison ? NULL : hint);
+	Type *tb = check_expr(sema, e->b, ta);
 	if (is_int_literal(e->a) && tb != ta && type_is_numeric(type_strip(tb)))
-		ta = check_expr(e->a, tb);
+		ta = check_expr(sema, e->a, tb);
 	if (ta->kind == TY_ERROR || tb->kind == TY_ERROR)
 		return comparison ? ty_bool : ty_error;
 	static const char *spell[] = { "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=" };
@@ -795,19 +804,19 @@ static Type *check_binary(Node *e, Type *hint)
 	return ty_error;
 }
 
-static Type *check_record(Node *e, Type *hint)
+static Type *check_record(Sema *sema, Node *e, Type *hint)
 {
 	Record *target = NULL;
 	if (e->name) {
-		Symbol *s = lookup_global(e->name, SYM_TYPE);
+		Symbol *s = lookup_global(sema, e->name, SYM_TYPE);
 		if (!s) {
 			Suggest sg = { e->name, NULL, 0 };
-			for (Symbol *g = globals; g; g = g->next)
+			for (Symbol *g = sema->globals; g; g = g->next)
 				if (g->kind == SYM_TYPE)
 					suggest_consider(&sg, g->name);
 			error_hint(e->name_span, did_you_mean(&sg), "unknown record type '%s'", e->name);
 			for (Node *fi = e->list; fi; fi = fi->next)
-				check_expr(fi->a, NULL);
+				check_expr(sema, fi->a, NULL);
 			return ty_error;
 		}
 		s->used = true;
@@ -824,7 +833,7 @@ static Type *check_record(Node *e, Type *hint)
 		if (fi != e->list) {
 			error_hint(fi->span, "write { ...base, field: value }", "'...' must come first");
 		}
-		Type *t = check_expr(fi->a, target ? ty_record(target) : NULL);
+		Type *t = check_expr(sema, fi->a, target ? ty_record(target) : NULL);
 		if (t->kind == TY_ERROR)
 			continue;
 		if (t->kind != TY_RECORD) {
@@ -852,7 +861,7 @@ static Type *check_record(Node *e, Type *hint)
 					error_at(fi->name_span, "field '%s' is given twice", fi->name);
 					bad = true;
 				}
-			Type *t = check_expr(fi->a, NULL);
+			Type *t = check_expr(sema, fi->a, NULL);
 			if (t->kind == TY_NULL) {
 				error_hint(fi->a->span, "declare a record type and construct it by name: T { ... }",
 				           "cannot infer the type of field '%s' from null", fi->name);
@@ -889,7 +898,7 @@ static Type *check_record(Node *e, Type *hint)
 			if (!f) {
 				extends = true;
 			} else {
-				Type *t = check_expr(fi->a, f->type);
+				Type *t = check_expr(sema, fi->a, f->type);
 				if (t->kind != TY_ERROR && !assignable(t, f->type))
 					extends = true;
 			}
@@ -904,7 +913,7 @@ static Type *check_record(Node *e, Type *hint)
 				if (fi->kind != N_FIELD_INIT)
 					continue;
 				Field *f = record_field(rec, fi->name);
-				Type *t = check_expr(fi->a, f ? f->type : NULL);
+				Type *t = check_expr(sema, fi->a, f ? f->type : NULL);
 				if (t->kind == TY_ERROR || t->kind == TY_NULL) {
 					if (t->kind == TY_NULL)
 						error_at(fi->a->span, "cannot infer the type of field '%s' from null", fi->name);
@@ -942,7 +951,7 @@ static Type *check_record(Node *e, Type *hint)
 				suggest_consider(&sg, rec->fields[i].name);
 			error_hint(fi->name_span, did_you_mean(&sg), "%s has no field '%s'", type_str(ty_record(rec)),
 			           fi->name);
-			check_expr(fi->a, NULL);
+			check_expr(sema, fi->a, NULL);
 			continue;
 		}
 		int idx = (int)(f - rec->fields);
@@ -951,7 +960,7 @@ static Type *check_record(Node *e, Type *hint)
 		given[idx] = true;
 		char what[256];
 		snprintf(what, sizeof what, "field '%s'", f->name);
-		check_as(fi->a, f->type, what);
+		check_as(sema, fi->a, f->type, what);
 	}
 	if (!spread_type) {
 		char missing[512];
@@ -973,7 +982,7 @@ static Type *check_record(Node *e, Type *hint)
 	return ty_record(rec);
 }
 
-static Type *check_expr(Node *e, Type *hint)
+static Type *check_expr(Sema *sema, Node *e, Type *hint)
 {
 	Type *t = ty_error;
 	switch (e->kind) {
@@ -983,48 +992,48 @@ static Type *check_expr(Node *e, Type *hint)
 	case N_BOOL: t = ty_bool; break;
 	case N_NULL: t = ty_null; break;
 	case N_DURATION: t = ty_duration; break;
-	case N_IDENT: t = check_ident(e); break;
+	case N_IDENT: t = check_ident(sema, e); break;
 	case N_UNDERSCORE:
 		error_hint(e->span, "'_' only names a lambda parameter you do not use", "'_' is not a value");
 		break;
-	case N_FIELD: t = check_field(e); break;
+	case N_FIELD: t = check_field(sema, e); break;
 	case N_INDEX: {
-		Type *at = check_expr(e->a, NULL);
-		check_as(e->b, ty_i64, "an index");
+		Type *at = check_expr(sema, e->a, NULL);
+		check_as(sema, e->b, ty_i64, "an index");
 		if (at->kind == TY_ARRAY)
 			t = at->elem;
 		else if (at->kind != TY_ERROR)
 			error_at(e->a->span, "only arrays can be indexed, found %s", type_str(at));
 		break;
 	}
-	case N_CALL: t = check_call(e); break;
+	case N_CALL: t = check_call(sema, e); break;
 	case N_UNARY:
 		if (e->op == OP_NOT) {
-			check_as(e->a, ty_bool, "operand of 'not'");
+			check_as(sema, e->a, ty_bool, "operand of 'not'");
 			t = ty_bool;
 		} else {
-			t = check_expr(e->a, hint);
+			t = check_expr(sema, e->a, hint);
 			if (!type_is_numeric(t) && t->kind != TY_DURATION && t->kind != TY_ERROR) {
 				error_at(e->span, "cannot negate %s", type_str(t));
 				t = ty_error;
 			}
 		}
 		break;
-	case N_BINARY: t = check_binary(e, hint); break;
+	case N_BINARY: t = check_binary(sema, e, hint); break;
 	case N_COALESCE: {
-		Type *ta = check_expr(e->a, hint);
+		Type *ta = check_expr(sema, e->a, hint);
 		if (ta->kind == TY_ERROR) {
-			check_expr(e->b, NULL);
+			check_expr(sema, e->b, NULL);
 			break;
 		}
 		if (ta->kind != TY_NULLABLE) {
 			error_hint(e->a->span, "drop the '?\? ...'", "%s is never null here, so '?\?' has no effect",
 			           type_str(ta));
-			check_expr(e->b, ta);
+			check_expr(sema, e->b, ta);
 			t = ta;
 			break;
 		}
-		Type *tb = check_expr(e->b, ta->elem);
+		Type *tb = check_expr(sema, e->b, ta->elem);
 		if (assignable(tb, ta->elem))
 			t = ta->elem;
 		else if (assignable(tb, ta))
@@ -1035,22 +1044,22 @@ static Type *check_expr(Node *e, Type *hint)
 		break;
 	}
 	case N_IF: {
-		check_as(e->a, ty_bool, "condition of 'if'");
-		int saved = nfacts;
-		add_facts(e->a, true);
-		Type *tb = check_expr(e->b, hint);
-		nfacts = saved;
-		add_facts(e->a, false);
-		Type *tc = check_expr(e->c, tb->kind == TY_NULL ? hint : tb);
-		nfacts = saved;
+		check_as(sema, e->a, ty_bool, "condition of 'if'");
+		int saved = sema->nfacts;
+		add_facts(sema, e->a, true);
+		Type *tb = check_expr(sema, e->b, hint);
+		sema->nfacts = saved;
+		add_facts(sema, e->a, false);
+		Type *tc = check_expr(sema, e->c, tb->kind == TY_NULL ? hint : tb);
+		sema->nfacts = saved;
 		if (is_int_literal(e->b) && tc != tb && type_is_numeric(type_strip(tc)))
-			tb = check_expr(e->b, tc);
+			tb = check_expr(sema, e->b, tc);
 		/* if c then { ... } else Named { ... }: the literal is Named too. */
 		if (tb->kind == TY_RECORD && tb->rec->anonymous && type_strip(tc)->kind == TY_RECORD &&
 		    !type_strip(tc)->rec->anonymous && e->b->kind == N_RECORD) {
-			add_facts(e->a, true);
-			tb = check_expr(e->b, tc);
-			nfacts = saved;
+			add_facts(sema, e->a, true);
+			tb = check_expr(sema, e->b, tc);
+			sema->nfacts = saved;
 		}
 		t = unify(tb, tc);
 		if (!t) {
@@ -1071,8 +1080,8 @@ static Type *check_expr(Node *e, Type *hint)
 		}
 		Type *hk = hint && hint->kind == TY_PAIR ? hint->key : NULL;
 		Type *hv = hint && hint->kind == TY_PAIR ? hint->val : NULL;
-		Type *k = check_expr(e->list, hk);
-		Type *v = check_expr(e->list->next, hv);
+		Type *k = check_expr(sema, e->list, hk);
+		Type *v = check_expr(sema, e->list->next, hv);
 		if (k->kind == TY_NULL || v->kind == TY_NULL) {
 			error_at(e->span, "cannot infer a type from null; use a typed value");
 			break;
@@ -1080,18 +1089,18 @@ static Type *check_expr(Node *e, Type *hint)
 		t = ty_pair(k, v);
 		break;
 	}
-	case N_RECORD: t = check_record(e, hint); break;
+	case N_RECORD: t = check_record(sema, e, hint); break;
 	case N_ARRAY: {
 		Type *elem_hint = hint && type_strip(hint)->kind == TY_ARRAY ? type_strip(hint)->elem : NULL;
 		Type *elem = elem_hint;
 		bool first = true;
 		for (Node *x = e->list; x; x = x->next) {
-			Type *xt = check_expr(x, elem);
+			Type *xt = check_expr(sema, x, elem);
 			if (!first && !elem_hint && elem && elem->kind == TY_RECORD && elem->rec->anonymous &&
 			    xt->kind == TY_RECORD && !xt->rec->anonymous) {
 				/* [{ ... }, Named { ... }]: the earlier literals are Named too. */
 				for (Node *y = e->list; y != x; y = y->next)
-					check_expr(y, xt);
+					check_expr(sema, y, xt);
 				elem = xt;
 				for (Node *y = e->list; y != x; y = y->next)
 					if (!assignable(y->type, elem))
@@ -1123,7 +1132,7 @@ static Type *check_expr(Node *e, Type *hint)
 		break;
 	}
 	case N_COMPREHENSION: {
-		Type *at = check_expr(e->b, NULL);
+		Type *at = check_expr(sema, e->b, NULL);
 		Type *elem = ty_error;
 		if (at->kind == TY_ARRAY)
 			elem = at->elem;
@@ -1131,19 +1140,19 @@ static Type *check_expr(Node *e, Type *hint)
 			error_at(e->b->span, "'for ... in' needs an array, found %s", type_str(at));
 		Symbol *var = sym_new(SYM_VAR, e->name, e->name_span);
 		var->type = elem;
-		var->next = locals;
-		Symbol *saved_locals = locals;
-		locals = var;
+		var->next = sema->locals;
+		Symbol *saved_locals = sema->locals;
+		sema->locals = var;
 		e->sym = var;
-		int saved = nfacts;
+		int saved = sema->nfacts;
 		if (e->c) {
-			check_as(e->c, ty_bool, "the 'if' of a comprehension");
-			add_facts(e->c, true);
+			check_as(sema, e->c, ty_bool, "the 'if' of a comprehension");
+			add_facts(sema, e->c, true);
 		}
 		Type *hint_elem = hint && type_strip(hint)->kind == TY_ARRAY ? type_strip(hint)->elem : NULL;
-		Type *xt = check_expr(e->a, hint_elem);
-		nfacts = saved;
-		locals = saved_locals;
+		Type *xt = check_expr(sema, e->a, hint_elem);
+		sema->nfacts = saved;
+		sema->locals = saved_locals;
 		if (xt->kind == TY_NULL)
 			error_at(e->a->span, "cannot infer the element type from null");
 		else if (xt->kind != TY_ERROR)
@@ -1151,7 +1160,7 @@ static Type *check_expr(Node *e, Type *hint)
 		break;
 	}
 	case N_LET: {
-		Type *vt = check_expr(e->a, NULL);
+		Type *vt = check_expr(sema, e->a, NULL);
 		if (vt->kind == TY_NULL) {
 			error_hint(e->a->span, "write the type it should have, e.g. if c then x else null",
 			           "cannot infer the type of '%s' from null", e->name);
@@ -1159,12 +1168,12 @@ static Type *check_expr(Node *e, Type *hint)
 		}
 		Symbol *var = sym_new(SYM_VAR, e->name, e->name_span);
 		var->type = vt;
-		var->next = locals;
-		Symbol *saved_locals = locals;
-		locals = var;
+		var->next = sema->locals;
+		Symbol *saved_locals = sema->locals;
+		sema->locals = var;
 		e->sym = var;
-		t = check_expr(e->b, hint);
-		locals = saved_locals;
+		t = check_expr(sema, e->b, hint);
+		sema->locals = saved_locals;
 		if (!var->used)
 			warning_at(e->name_span, "'%s' is never used", e->name);
 		break;
@@ -1195,31 +1204,31 @@ static Type *check_expr(Node *e, Type *hint)
  * checked the parameter count.  Returns the body's type, or NULL if a
  * parameter is not a name.
  */
-static Type *check_lambda_body(Node *lam, Type *const *param_types, Type *hint)
+static Type *check_lambda_body(Sema *sema, Node *lam, Type *const *param_types, Type *hint)
 {
-	Symbol *saved = locals;
+	Symbol *saved = sema->locals;
 	int i = 0;
 	for (Node *p = lam->list; p; p = p->next, i++) {
 		if (p->kind == N_UNDERSCORE)
 			continue;
 		if (p->kind != N_IDENT) {
 			error_at(p->span, "a lambda parameter must be a name or _");
-			locals = saved;
+			sema->locals = saved;
 			return NULL;
 		}
 		Symbol *sym = sym_new(SYM_VAR, p->name, p->span);
 		sym->type = param_types[i];
-		sym->next = locals;
-		locals = sym;
+		sym->next = sema->locals;
+		sema->locals = sym;
 		p->sym = sym;
 	}
-	int saved_facts = nfacts;
-	Type *t = check_expr(lam->a, hint);
-	nfacts = saved_facts;
+	int saved_facts = sema->nfacts;
+	Type *t = check_expr(sema, lam->a, hint);
+	sema->nfacts = saved_facts;
 	for (Node *p = lam->list; p; p = p->next)
 		if (p->sym && !p->sym->used)
 			warning_at(p->span, "parameter '%s' is never used; name it _", p->name);
-	locals = saved;
+	sema->locals = saved;
 	lam->type = t;
 	return t;
 }
@@ -1229,7 +1238,7 @@ static Type *check_lambda_body(Node *lam, Type *const *param_types, Type *hint)
  * the value; two: key and value) and checks its body.  Returns the body's
  * type, or NULL if the lambda is malformed.
  */
-static Type *check_lambda(Node *lam, Type *key, Type *val, Type *hint, const char *opname)
+static Type *check_lambda(Sema *sema, Node *lam, Type *key, Type *val, Type *hint, const char *opname)
 {
 	if (lam->kind != N_LAMBDA) {
 		error_hint(lam->span, "write a lambda such as v => ... or (k, v) => ...",
@@ -1246,7 +1255,7 @@ static Type *check_lambda(Node *lam, Type *key, Type *val, Type *hint, const cha
 	for (Node *p = lam->list; p; p = p->next, slot++)
 		p->slot = n == 1 ? 1 : slot; /* 0: key, 1: value */
 	Type *one[] = { val }, *two[] = { key, val };
-	return check_lambda_body(lam, n == 1 ? one : two, hint);
+	return check_lambda_body(sema, lam, n == 1 ? one : two, hint);
 }
 
 /*
@@ -1254,7 +1263,7 @@ static Type *check_lambda(Node *lam, Type *key, Type *val, Type *hint, const cha
  * and aggregate); `counts` lists the parameter counts allowed, and `types`
  * holds, per count, the parameters' types.
  */
-static Type *check_lambda_typed(Node *lam, int n_allowed, const int *counts, Type *const *const *types, Type *hint,
+static Type *check_lambda_typed(Sema *sema, Node *lam, int n_allowed, const int *counts, Type *const *const *types, Type *hint,
                                 const char *opname, const char *shape)
 {
 	if (lam->kind != N_LAMBDA) {
@@ -1273,7 +1282,7 @@ static Type *check_lambda_typed(Node *lam, int n_allowed, const int *counts, Typ
 	int slot = 0;
 	for (Node *p = lam->list; p; p = p->next, slot++)
 		p->slot = slot;
-	return check_lambda_body(lam, types[which], hint);
+	return check_lambda_body(sema, lam, types[which], hint);
 }
 
 static bool parse_format(Node *f, Format *out)
@@ -1361,15 +1370,12 @@ static const char *known_ops[] = {
 	"reduce", "aggregate", "to_stream", "to_table",
 };
 
-/* The stream being defined (stream NAME = ...), to name repartition topics. */
-static const char *binding_name;
-static int repartitions;
 
 static void check_topic_name(const char *topic, size_t len, Span span);
 
-static IrNode *check_sink(IrNode *parent, Node *to)
+static IrNode *check_sink(Sema *sema, IrNode *parent, Node *to)
 {
-	IrNode *sink = ir_new(topo, IR_SINK, to->span);
+	IrNode *sink = ir_new(sema->topo, IR_SINK, to->span);
 	ir_link(parent, sink);
 	sink->key = parent->key;
 	sink->val = parent->val;
@@ -1378,19 +1384,19 @@ static IrNode *check_sink(IrNode *parent, Node *to)
 		target->type = ty_string;
 		sink->topic = xstrndup(target->str, target->len);
 		check_topic_name(target->str, target->len, target->span);
-		for (int i = 0; i < topo->nsources; i++)
-			if (strcmp(topo->sources[i]->topic, sink->topic) == 0)
+		for (int i = 0; i < sema->topo->nsources; i++)
+			if (strcmp(sema->topo->sources[i]->topic, sink->topic) == 0)
 				warning_at(target->span, "topic \"%s\" is also read by stream '%s': records will loop",
-				           sink->topic, topo->sources[i]->name);
+				           sink->topic, sema->topo->sources[i]->name);
 	} else if (target->kind == N_LAMBDA) {
-		Type *t = check_lambda(target, parent->key, parent->val, ty_string, "to");
+		Type *t = check_lambda(sema, target, parent->key, parent->val, ty_string, "to");
 		if (t && !assignable(t, ty_string))
 			error_at(target->a->span, "a topic must be a string, found %s", type_str(t));
 		sink->lambda = target;
 	} else {
 		error_hint(target->span, "write to \"topic\" or to (k, v) => expression",
 		           "'to' needs a topic name or a function choosing one");
-		check_expr(target, NULL);
+		check_expr(sema, target, NULL);
 	}
 	sink->key_format = default_format(parent->key);
 	sink->value_format = default_format(parent->val);
@@ -1407,7 +1413,7 @@ static IrNode *check_sink(IrNode *parent, Node *to)
  * is a new sub-topology reading it back.  In the IR that is a sink in the
  * parent's pipeline and an internal source.
  */
-static IrNode *check_repartition(IrNode *parent, Node *step)
+static IrNode *check_repartition(Sema *sema, IrNode *parent, Node *step)
 {
 	int nargs = node_list_len(step->list);
 	const char *name = NULL;
@@ -1418,26 +1424,26 @@ static IrNode *check_repartition(IrNode *parent, Node *step)
 		           "repartition takes an optional topic name");
 		return NULL;
 	}
-	repartitions++;
+	sema->repartitions++;
 	if (nargs == 1) {
 		name = xstrndup(step->list->str, step->list->len);
 		at = step->list->span;
 		step->list->type = ty_string;
-	} else if (binding_name) {
-		name = binding_name;
+	} else if (sema->binding_name) {
+		name = sema->binding_name;
 	} else {
-		snprintf(auto_name, sizeof auto_name, "repartition-%d", repartitions);
+		snprintf(auto_name, sizeof auto_name, "repartition-%d", sema->repartitions);
 		name = auto_name;
 	}
-	char *topic = xasprintf("%s-%s-repartition", topo->app_id ? topo->app_id : "app", name);
+	char *topic = xasprintf("%s-%s-repartition", sema->topo->app_id ? sema->topo->app_id : "app", name);
 	check_topic_name(topic, strlen(topic), at);
-	for (int i = 0; i < topo->nsources; i++)
-		if (strcmp(topo->sources[i]->topic, topic) == 0) {
+	for (int i = 0; i < sema->topo->nsources; i++)
+		if (strcmp(sema->topo->sources[i]->topic, topic) == 0) {
 			error_hint(at, "give it another name: repartition(\"name\")",
 			           "the repartition topic \"%s\" is already used", topic);
 			return NULL;
 		}
-	IrNode *sink = ir_new(topo, IR_SINK, step->span);
+	IrNode *sink = ir_new(sema->topo, IR_SINK, step->span);
 	ir_link(parent, sink);
 	sink->key = parent->key;
 	sink->val = parent->val;
@@ -1445,7 +1451,7 @@ static IrNode *check_repartition(IrNode *parent, Node *step)
 	sink->internal = true;
 	sink->key_format = default_format(parent->key);
 	sink->value_format = default_format(parent->val);
-	IrNode *src = ir_new(topo, IR_SOURCE, step->span);
+	IrNode *src = ir_new(sema->topo, IR_SOURCE, step->span);
 	src->key = parent->key;
 	src->val = parent->val;
 	src->topic = topic;
@@ -1459,12 +1465,12 @@ static IrNode *check_repartition(IrNode *parent, Node *step)
 	return src;
 }
 
-static IrNode *check_repartition(IrNode *parent, Node *step);
+static IrNode *check_repartition(Sema *sema, IrNode *parent, Node *step);
 
 /* A node carrying on from parent with the same records. */
-static IrNode *follow(IrNode *parent, IrKind kind, Span span)
+static IrNode *follow(Sema *sema, IrNode *parent, IrKind kind, Span span)
 {
-	IrNode *n = ir_new(topo, kind, span);
+	IrNode *n = ir_new(sema->topo, kind, span);
 	n->key = parent->key;
 	n->val = parent->val;
 	n->key_changed = parent->key_changed;
@@ -1476,18 +1482,18 @@ static IrNode *follow(IrNode *parent, IrKind kind, Span span)
  * Gives node n (an aggregation, or a table that keeps its values) a state
  * store, named after the table being bound (table name = ...) or store-N.
  */
-static void add_store(IrNode *n)
+static void add_store(Sema *sema, IrNode *n)
 {
-	const char *name = binding_name;
+	const char *name = sema->binding_name;
 	char auto_name[32];
 	if (!name) {
-		snprintf(auto_name, sizeof auto_name, "store-%d", topo->nstores + 1);
+		snprintf(auto_name, sizeof auto_name, "store-%d", sema->topo->nstores + 1);
 		name = auto_name;
 	}
-	n->store = topo->nstores;
+	n->store = sema->topo->nstores;
 	n->has_store = true;
-	topo->stores = xrealloc(topo->stores, sizeof *topo->stores * (size_t)(topo->nstores + 1));
-	topo->stores[topo->nstores++] = (Store){ .name = xstrdup(name), .node = n };
+	sema->topo->stores = xrealloc(sema->topo->stores, sizeof *sema->topo->stores * (size_t)(sema->topo->nstores + 1));
+	sema->topo->stores[sema->topo->nstores++] = (Store){ .name = xstrdup(name), .node = n };
 }
 
 /* "stream", "table", "grouped stream", ...: what a node's records are, for messages. */
@@ -1506,14 +1512,14 @@ static const char *node_what(IrNode *n)
  * added to its own, through an internal topic whose records carry changes
  * (the value layout in runtime.h); what follows is a grouped table.
  */
-static IrNode *check_regroup(IrNode *parent, Node *step, int nargs)
+static IrNode *check_regroup(Sema *sema, IrNode *parent, Node *step, int nargs)
 {
 	if (nargs != 1) {
 		error_hint(step->span, "write group_by((k, v) => (new_key, value))", "group_by takes 1 argument, got %d",
 		           nargs);
 		return NULL;
 	}
-	Type *t = check_lambda(step->list, parent->key, parent->val, NULL, "group_by");
+	Type *t = check_lambda(sema, step->list, parent->key, parent->val, NULL, "group_by");
 	if (!t)
 		return NULL;
 	if (t->kind != TY_PAIR) {
@@ -1523,7 +1529,7 @@ static IrNode *check_regroup(IrNode *parent, Node *step, int nargs)
 			           "group_by on a table must produce a (key, value) pair, found %s", type_str(t));
 		return NULL;
 	}
-	IrNode *rg = ir_new(topo, IR_REGROUP, step->span);
+	IrNode *rg = ir_new(sema->topo, IR_REGROUP, step->span);
 	ir_link(parent, rg);
 	rg->lambda = step->list;
 	/* Null keys and values are dropped (as Kafka Streams does) before the topic. */
@@ -1531,12 +1537,12 @@ static IrNode *check_regroup(IrNode *parent, Node *step, int nargs)
 	rg->val = type_strip(t->val);
 	Node fake = *step;
 	fake.list = NULL;
-	IrNode *src = check_repartition(rg, &fake);
+	IrNode *src = check_repartition(sema, rg, &fake);
 	if (!src)
 		return NULL;
 	src->change = src->peer->change = true;
 	src->value_format = src->peer->value_format = FMT_BYTES;
-	IrNode *g = follow(src, IR_GROUP, step->span);
+	IrNode *g = follow(sema, src, IR_GROUP, step->span);
 	g->grouped = true;
 	g->group_table = true;
 	return g;
@@ -1547,7 +1553,7 @@ static IrNode *check_regroup(IrNode *parent, Node *step, int nargs)
  * value deletes its key and records with a null key are dropped, as in
  * Kafka Streams.  After a key change the records are repartitioned first.
  */
-static IrNode *check_to_table(IrNode *parent, Node *step, int nargs)
+static IrNode *check_to_table(Sema *sema, IrNode *parent, Node *step, int nargs)
 {
 	if (parent->table || parent->grouped || parent->cogrouped) {
 		error_hint(step->name_span,
@@ -1563,17 +1569,17 @@ static IrNode *check_to_table(IrNode *parent, Node *step, int nargs)
 	if (from->key_changed) {
 		Node fake = *step;
 		fake.list = NULL;
-		from = check_repartition(from, &fake);
+		from = check_repartition(sema, from, &fake);
 		if (!from)
 			return NULL;
 	}
-	IrNode *n = ir_new(topo, IR_TO_TABLE, step->span);
+	IrNode *n = ir_new(sema->topo, IR_TO_TABLE, step->span);
 	ir_link(from, n);
 	n->key = type_strip(from->key);
 	n->val = type_strip(from->val);
 	n->table = true;
 	n->may_delete = from->val->kind == TY_NULLABLE;
-	add_store(n);
+	add_store(sema, n);
 	return n;
 }
 
@@ -1582,7 +1588,7 @@ static IrNode *check_to_table(IrNode *parent, Node *step, int nargs)
  * (v, acc) or (k, v, acc) for aggregate and count, (acc, v) or
  * (k, acc, v) for reduce; it must give the accumulator type.
  */
-static void check_folder(Node *fn, bool is_reduce, Type *key, Type *v, Type *acc, const char *role)
+static void check_folder(Sema *sema, Node *fn, bool is_reduce, Type *key, Type *v, Type *acc, const char *role)
 {
 	static const int counts[] = { 2, 3 };
 	Type *two_agg[] = { v, acc }, *three_agg[] = { key, v, acc };
@@ -1595,7 +1601,7 @@ static void check_folder(Node *fn, bool is_reduce, Type *key, Type *v, Type *acc
 		snprintf(shape, sizeof shape, "write the %s as (acc, v) => ... or (k, acc, v) => ...", role);
 	else
 		snprintf(shape, sizeof shape, "write the %s as (v, acc) => new_acc or (k, v, acc) => new_acc", role);
-	Type *t = check_lambda_typed(fn, 2, counts, is_reduce ? red_types : agg_types, acc, op, shape);
+	Type *t = check_lambda_typed(sema, fn, 2, counts, is_reduce ? red_types : agg_types, acc, op, shape);
 	if (!t || assignable(t, acc))
 		return;
 	if (is_reduce)
@@ -1608,9 +1614,9 @@ static void check_folder(Node *fn, bool is_reduce, Type *key, Type *v, Type *acc
 }
 
 /* Checks aggregate's initial value; returns the accumulator type (ty_error if unusable). */
-static Type *check_initial(Node *init)
+static Type *check_initial(Sema *sema, Node *init)
 {
-	Type *acc = check_expr(init, NULL);
+	Type *acc = check_expr(sema, init, NULL);
 	if (acc->kind == TY_NULL || acc->kind == TY_PAIR || acc->kind == TY_NULLABLE) {
 		error_hint(init->span, "write a typed value, e.g. a record: Stats { n: 0, sum: 0 }",
 		           "cannot use %s as an accumulator", type_str(acc));
@@ -1626,7 +1632,7 @@ static Type *check_initial(Node *init)
  * (the adder); after cogroup, aggregate(init) folds each grouped stream's
  * records in with that stream's adder.  The result is a table with a store.
  */
-static IrNode *check_aggregation(IrNode *parent, Node *step, const char *op, int nargs)
+static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const char *op, int nargs)
 {
 	bool is_count = strcmp(op, "count") == 0, is_reduce = strcmp(op, "reduce") == 0;
 	if (parent->cogrouped && strcmp(op, "aggregate") != 0) {
@@ -1644,11 +1650,11 @@ static IrNode *check_aggregation(IrNode *parent, Node *step, const char *op, int
 		return NULL;
 	}
 	bool table_side = parent->group_table;
-	IrNode *n = ir_new(topo, IR_AGGREGATE, step->span);
+	IrNode *n = ir_new(sema->topo, IR_AGGREGATE, step->span);
 	ir_link(parent, n);
 	n->key = type_strip(parent->key); /* null keys never reach a table */
 	n->table = true;
-	add_store(n);
+	add_store(sema, n);
 	Type *v = type_strip(parent->val);
 	/* Arguments: count(); reduce(add[, sub]); aggregate(init, add[, sub]); aggregate(init) after cogroup. */
 	int adders = is_count ? 0 : 1;
@@ -1694,21 +1700,21 @@ static IrNode *check_aggregation(IrNode *parent, Node *step, const char *op, int
 	Type *acc = v;
 	if (!is_reduce) {
 		n->init = arg;
-		acc = check_initial(arg);
+		acc = check_initial(sema, arg);
 		n->val = acc;
 		arg = arg->next;
 	}
 	if (parent->cogrouped) {
 		for (int i = 0; i < parent->nparents; i++)
-			check_folder(parent->adders[i], false, n->key, type_strip(parent->parents[i]->val), acc, "adder");
+			check_folder(sema, parent->adders[i], false, n->key, type_strip(parent->parents[i]->val), acc, "adder");
 		return n;
 	}
 	(void)adders;
 	n->lambda = arg;
-	check_folder(arg, is_reduce, n->key, v, acc, "adder");
+	check_folder(sema, arg, is_reduce, n->key, v, acc, "adder");
 	if (table_side) {
 		n->subtractor = arg->next;
-		check_folder(arg->next, is_reduce, n->key, v, acc, "subtractor");
+		check_folder(sema, arg->next, is_reduce, n->key, v, acc, "subtractor");
 	}
 	return n;
 }
@@ -1720,7 +1726,7 @@ static IrNode *check_aggregation(IrNode *parent, Node *step, const char *op, int
  * aggregation or to_table makes a table (a store, updated per record),
  * which to_stream() turns back into a stream of its changes.
  */
-static IrNode *check_grouping(IrNode *parent, Node *step, const char *op, int nargs)
+static IrNode *check_grouping(Sema *sema, IrNode *parent, Node *step, const char *op, int nargs)
 {
 	bool is_group = strcmp(op, "group_by_key") == 0 || strcmp(op, "group_by") == 0;
 	if (strcmp(op, "to_stream") == 0) {
@@ -1733,7 +1739,7 @@ static IrNode *check_grouping(IrNode *parent, Node *step, const char *op, int na
 			error_at(step->span, "to_stream takes no arguments");
 			return NULL;
 		}
-		IrNode *n = follow(parent, IR_TO_STREAM, step->span);
+		IrNode *n = follow(sema, parent, IR_TO_STREAM, step->span);
 		/* A deleted key is a record with a null value (a tombstone). */
 		if (parent->may_delete)
 			n->val = ty_nullable(parent->val);
@@ -1741,10 +1747,10 @@ static IrNode *check_grouping(IrNode *parent, Node *step, const char *op, int na
 		return n;
 	}
 	if (strcmp(op, "to_table") == 0)
-		return check_to_table(parent, step, nargs);
+		return check_to_table(sema, parent, step, nargs);
 	if (is_group) {
 		if (parent->table && strcmp(op, "group_by") == 0)
-			return check_regroup(parent, step, nargs);
+			return check_regroup(sema, parent, step, nargs);
 		if (parent->table || parent->grouped || parent->cogrouped) {
 			error_hint(step->name_span,
 			           parent->table ? "a table is grouped with group_by((k, v) => (key, value))" : NULL,
@@ -1759,9 +1765,9 @@ static IrNode *check_grouping(IrNode *parent, Node *step, const char *op, int na
 				           nargs);
 				return NULL;
 			}
-			IrNode *sk = follow(parent, IR_SELECT_KEY, step->span);
+			IrNode *sk = follow(sema, parent, IR_SELECT_KEY, step->span);
 			sk->lambda = step->list;
-			Type *t = check_lambda(step->list, parent->key, parent->val, NULL, "group_by");
+			Type *t = check_lambda(sema, step->list, parent->key, parent->val, NULL, "group_by");
 			if (t && (t->kind == TY_NULL || t->kind == TY_PAIR)) {
 				error_at(step->list->a->span, "group_by cannot produce %s", type_str(t));
 				t = ty_error;
@@ -1777,15 +1783,15 @@ static IrNode *check_grouping(IrNode *parent, Node *step, const char *op, int na
 			/* Records must meet their key's partition: repartition, as Kafka Streams does. */
 			Node fake = *step;
 			fake.list = NULL;
-			from = check_repartition(from, &fake);
+			from = check_repartition(sema, from, &fake);
 			if (!from)
 				return NULL;
 		}
-		IrNode *g = follow(from, IR_GROUP, step->span);
+		IrNode *g = follow(sema, from, IR_GROUP, step->span);
 		g->grouped = true;
 		return g;
 	}
-	return check_aggregation(parent, step, op, nargs);
+	return check_aggregation(sema, parent, step, op, nargs);
 }
 
 /*
@@ -1794,7 +1800,7 @@ static IrNode *check_grouping(IrNode *parent, Node *step, const char *op, int na
  * only aggregate(initial) may follow, which checks the adders (their
  * accumulator type is the initial value's).
  */
-static IrNode *check_cogroup(Node *e)
+static IrNode *check_cogroup(Sema *sema, Node *e)
 {
 	int nargs = node_list_len(e->list);
 	if (nargs == 0 || nargs % 2 != 0) {
@@ -1802,13 +1808,13 @@ static IrNode *check_cogroup(Node *e)
 		           "cogroup takes pairs of a grouped stream and its adder");
 		return NULL;
 	}
-	IrNode *cg = ir_new(topo, IR_COGROUP, e->span);
+	IrNode *cg = ir_new(sema->topo, IR_COGROUP, e->span);
 	cg->cogrouped = true;
 	cg->adders = xcalloc((size_t)nargs / 2, sizeof *cg->adders);
 	bool ok = true;
 	Span first_span = e->list->span;
 	for (Node *a = e->list; a; a = a->next->next) {
-		IrNode *g = check_stream(a);
+		IrNode *g = check_stream(sema, a);
 		if (!g) {
 			ok = false;
 			continue;
@@ -1846,7 +1852,7 @@ static IrNode *check_cogroup(Node *e)
 }
 
 /* Checks one pipeline step applied to parent; returns the new node. */
-static IrNode *check_step(IrNode *parent, Node *step)
+static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
 {
 	if (step->kind == N_TO) {
 		if (parent->table || parent->grouped || parent->cogrouped) {
@@ -1857,7 +1863,7 @@ static IrNode *check_step(IrNode *parent, Node *step)
 			           "'to' needs a stream, and this is a %s", node_what(parent));
 			return NULL;
 		}
-		return check_sink(parent, step);
+		return check_sink(sema, parent, step);
 	}
 	assert(step->kind == N_OP);
 	const char *op = step->name;
@@ -1866,7 +1872,7 @@ static IrNode *check_step(IrNode *parent, Node *step)
 	if (strcmp(op, "group_by_key") == 0 || strcmp(op, "group_by") == 0 || strcmp(op, "count") == 0 ||
 	    strcmp(op, "reduce") == 0 || strcmp(op, "aggregate") == 0 || strcmp(op, "to_stream") == 0 ||
 	    strcmp(op, "to_table") == 0)
-		return check_grouping(parent, step, op, nargs);
+		return check_grouping(sema, parent, step, op, nargs);
 	/* filter, filter_not and map_values work on a table's changes too. */
 	bool table_op = parent->table && (strcmp(op, "filter") == 0 || strcmp(op, "filter_not") == 0 ||
 	                                  strcmp(op, "map_values") == 0);
@@ -1888,7 +1894,7 @@ static IrNode *check_step(IrNode *parent, Node *step)
 	else if (strcmp(op, "peek") == 0) kind = IR_PEEK;
 	else if (strcmp(op, "merge") == 0) kind = IR_MERGE;
 	else if (strcmp(op, "repartition") == 0)
-		return check_repartition(parent, step);
+		return check_repartition(sema, parent, step);
 	else {
 		for (size_t i = 0; i < sizeof stateful_ops / sizeof stateful_ops[0]; i++)
 			if (strcmp(op, stateful_ops[i]) == 0) {
@@ -1913,7 +1919,7 @@ static IrNode *check_step(IrNode *parent, Node *step)
 	}
 	Node *arg = step->list;
 	if (kind == IR_MERGE) {
-		IrNode *other = check_stream(arg);
+		IrNode *other = check_stream(sema, arg);
 		if (!other)
 			return NULL;
 		if (other->key != parent->key || other->val != parent->val) {
@@ -1926,7 +1932,7 @@ static IrNode *check_step(IrNode *parent, Node *step)
 			error_at(arg->span, "merge needs two streams");
 			return NULL;
 		}
-		IrNode *m = ir_new(topo, IR_MERGE, step->span);
+		IrNode *m = ir_new(sema->topo, IR_MERGE, step->span);
 		ir_link(parent, m);
 		ir_link(other, m);
 		m->key = parent->key;
@@ -1934,7 +1940,7 @@ static IrNode *check_step(IrNode *parent, Node *step)
 		m->key_changed = parent->key_changed || other->key_changed;
 		return m;
 	}
-	IrNode *n = ir_new(topo, kind, step->span);
+	IrNode *n = ir_new(sema->topo, kind, step->span);
 	n->lambda = arg;
 	n->key = parent->key;
 	n->val = parent->val;
@@ -1945,14 +1951,14 @@ static IrNode *check_step(IrNode *parent, Node *step)
 	switch (kind) {
 	case IR_FILTER:
 	case IR_FILTER_NOT: {
-		Type *t = check_lambda(arg, parent->key, parent->val, ty_bool, op);
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, ty_bool, op);
 		if (t && !assignable(t, ty_bool))
 			error_hint(arg->a->span, t->kind == TY_NULLABLE ? "give a default: (x ?? false)" : NULL,
 			           "the predicate of %s must be bool, found %s", op, type_str(t));
 		break;
 	}
 	case IR_MAP_VALUES: {
-		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op);
 		if (t) {
 			if (t->kind == TY_NULL || t->kind == TY_PAIR) {
 				error_at(arg->a->span, "map_values cannot produce %s", type_str(t));
@@ -1969,7 +1975,7 @@ static IrNode *check_step(IrNode *parent, Node *step)
 		break;
 	}
 	case IR_SELECT_KEY: {
-		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op);
 		if (t && (t->kind == TY_NULL || t->kind == TY_PAIR)) {
 			error_at(arg->a->span, "select_key cannot produce %s", type_str(t));
 			t = ty_error;
@@ -1978,7 +1984,7 @@ static IrNode *check_step(IrNode *parent, Node *step)
 		break;
 	}
 	case IR_MAP: {
-		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op);
 		if (t && t->kind == TY_PAIR) {
 			n->key = t->key;
 			n->val = t->val;
@@ -1991,7 +1997,7 @@ static IrNode *check_step(IrNode *parent, Node *step)
 		break;
 	}
 	case IR_FLAT_MAP_VALUES: {
-		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op);
 		if (t && t->kind == TY_ARRAY && t->elem->kind != TY_PAIR) {
 			n->val = t->elem;
 		} else {
@@ -2003,7 +2009,7 @@ static IrNode *check_step(IrNode *parent, Node *step)
 		break;
 	}
 	case IR_FLAT_MAP: {
-		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op);
 		if (t && t->kind == TY_ARRAY && t->elem->kind == TY_PAIR) {
 			n->key = t->elem->key;
 			n->val = t->elem->val;
@@ -2016,7 +2022,7 @@ static IrNode *check_step(IrNode *parent, Node *step)
 		break;
 	}
 	case IR_PEEK:
-		check_lambda(arg, parent->key, parent->val, NULL, op);
+		check_lambda(sema, arg, parent->key, parent->val, NULL, op);
 		break;
 	default:
 		break;
@@ -2026,13 +2032,13 @@ static IrNode *check_step(IrNode *parent, Node *step)
 }
 
 /* Checks an expression that must denote a stream; returns its last node. */
-static IrNode *check_stream(Node *e)
+static IrNode *check_stream(Sema *sema, Node *e)
 {
 	if (e->kind == N_IDENT) {
-		Symbol *s = lookup_global(e->name, SYM_STREAM);
+		Symbol *s = lookup_global(sema, e->name, SYM_STREAM);
 		if (!s) {
 			Suggest sg = { e->name, NULL, 0 };
-			for (Symbol *g = globals; g; g = g->next)
+			for (Symbol *g = sema->globals; g; g = g->next)
 				if (g->kind == SYM_STREAM)
 					suggest_consider(&sg, g->name);
 			error_hint(e->span, did_you_mean(&sg), "unknown stream '%s'", e->name);
@@ -2043,20 +2049,20 @@ static IrNode *check_stream(Node *e)
 		return s->ir;
 	}
 	if (e->kind == N_PIPE) {
-		IrNode *parent = check_stream(e->a);
+		IrNode *parent = check_stream(sema, e->a);
 		if (!parent)
 			return NULL;
 		if (parent->kind == IR_SINK) {
 			error_hint(e->b->span, "'to' ends a pipeline", "nothing can follow 'to'");
 			return NULL;
 		}
-		IrNode *n = check_step(parent, e->b);
+		IrNode *n = check_step(sema, parent, e->b);
 		if (n)
 			e->ir = n;
 		return n;
 	}
 	if (e->kind == N_CALL && strcmp(e->name, "cogroup") == 0)
-		return check_cogroup(e);
+		return check_cogroup(sema, e);
 	error_hint(e->span, "a pipeline starts with a stream name, as in: views |> filter(...)",
 	           "expected a stream");
 	return NULL;
@@ -2080,9 +2086,9 @@ static void check_topic_name(const char *topic, size_t len, Span span)
 		           "invalid topic name");
 }
 
-static bool define_stream(const char *name, Span span, IrNode *ir, bool is_source)
+static bool define_stream(Sema *sema, const char *name, Span span, IrNode *ir, bool is_source)
 {
-	Symbol *prev = lookup_global(name, SYM_STREAM);
+	Symbol *prev = lookup_global(sema, name, SYM_STREAM);
 	if (prev) {
 		error_at(span, "stream '%s' is already defined", name);
 		note_at(prev->span, "'%s' was first defined here", name);
@@ -2091,7 +2097,7 @@ static bool define_stream(const char *name, Span span, IrNode *ir, bool is_sourc
 	Symbol *s = sym_new(SYM_STREAM, name, span);
 	s->ir = ir;
 	s->is_source = is_source;
-	add_global(s);
+	add_global(sema, s);
 	if (ir && !ir->name)
 		ir->name = xstrdup(name);
 	return true;
@@ -2102,7 +2108,7 @@ static bool define_stream(const char *name, Span span, IrNode *ir, bool is_sourc
  * `in rocksdb` (the default).  Only a table with a store of its own has
  * one to place.
  */
-static void check_placement(Node *place, IrNode *n, const char *name)
+static void check_placement(Sema *sema, Node *place, IrNode *n, const char *name)
 {
 	if (!place)
 		return;
@@ -2114,14 +2120,14 @@ static void check_placement(Node *place, IrNode *n, const char *name)
 	}
 	if (!n)
 		return;
-	if (!n->has_store || strcmp(topo->stores[n->store].name, name) != 0) {
+	if (!n->has_store || strcmp(sema->topo->stores[n->store].name, name) != 0) {
 		error_hint(place->span,
 		           "filter and map_values on a table, and a table bound to another's name, keep no state of "
 		           "their own; place the store of the table they come from",
 		           "table '%s' has no store of its own to place", name);
 		return;
 	}
-	topo->stores[n->store].in_memory = memory;
+	sema->topo->stores[n->store].in_memory = memory;
 }
 
 /*
@@ -2129,7 +2135,7 @@ static void check_placement(Node *place, IrNode *n, const char *name)
  * named after the table.  A null value (a tombstone) deletes its key, so
  * V itself is never null; records with a null key are dropped.
  */
-static void check_table_source(Node *it, IrNode *src)
+static void check_table_source(Sema *sema, Node *it, IrNode *src)
 {
 	if (!it->a) {
 		error_hint(it->name_span, "write table NAME: KEY -> VALUE from \"topic\";",
@@ -2146,26 +2152,26 @@ static void check_table_source(Node *it, IrNode *src)
 	src->val = type_strip(src->val);
 	src->table = true;
 	src->may_delete = true;
-	binding_name = it->name;
-	add_store(src);
-	binding_name = NULL;
-	check_placement(it->place, src, it->name);
+	sema->binding_name = it->name;
+	add_store(sema, src);
+	sema->binding_name = NULL;
+	check_placement(sema, it->place, src, it->name);
 }
 
-static void check_source(Node *it)
+static void check_source(Sema *sema, Node *it)
 {
-	Type *key = it->a ? resolve_type(it->a) : ty_nullable(ty_bytes);
-	Type *val = resolve_type(it->b);
-	IrNode *src = ir_new(topo, IR_SOURCE, it->span);
+	Type *key = it->a ? resolve_type(sema, it->a) : ty_nullable(ty_bytes);
+	Type *val = resolve_type(sema, it->b);
+	IrNode *src = ir_new(sema->topo, IR_SOURCE, it->span);
 	src->key = key;
 	src->val = val;
 	src->topic = xstrndup(it->str, it->len);
 	src->name = xstrdup(it->name);
 	check_topic_name(it->str, it->len, it->c->span);
-	for (int i = 0; i < topo->nsources - 1; i++)
-		if (strcmp(topo->sources[i]->topic, src->topic) == 0) {
+	for (int i = 0; i < sema->topo->nsources - 1; i++)
+		if (strcmp(sema->topo->sources[i]->topic, src->topic) == 0) {
 			error_hint(it->c->span, "read a topic once and use the stream twice",
-			           "topic \"%s\" is already read by stream '%s'", src->topic, topo->sources[i]->name);
+			           "topic \"%s\" is already read by stream '%s'", src->topic, sema->topo->sources[i]->name);
 			break;
 		}
 	src->key_format = default_format(key);
@@ -2178,16 +2184,16 @@ static void check_source(Node *it)
 	if (src->policy == POLICY_DLQ)
 		src->dlq_topic = xstrndup(it->policy->str, it->policy->len);
 	if (it->ival)
-		check_table_source(it, src);
-	define_stream(it->name, it->name_span, src, true);
+		check_table_source(sema, it, src);
+	define_stream(sema, it->name, it->name_span, src, true);
 }
 
-static void check_split(Node *it)
+static void check_split(Sema *sema, Node *it)
 {
-	IrNode *parent = check_stream(it->a);
+	IrNode *parent = check_stream(sema, it->a);
 	if (!parent) {
 		for (Node *b = it->list; b; b = b->next)
-			define_stream(b->name, b->name_span, NULL, false);
+			define_stream(sema, b->name, b->name_span, NULL, false);
 		return;
 	}
 	if (parent->kind == IR_SINK) {
@@ -2198,7 +2204,7 @@ static void check_split(Node *it)
 		error_hint(it->name_span, parent->table ? "turn it into a stream first: to_stream()" : NULL,
 		           "split needs a stream, and this is a %s", node_what(parent));
 		for (Node *b = it->list; b; b = b->next)
-			define_stream(b->name, b->name_span, NULL, false);
+			define_stream(sema, b->name, b->name_span, NULL, false);
 		return;
 	}
 	if (!it->list) {
@@ -2206,7 +2212,7 @@ static void check_split(Node *it)
 		           "split needs at least one branch");
 		return;
 	}
-	IrNode *split = ir_new(topo, IR_SPLIT, it->span);
+	IrNode *split = ir_new(sema->topo, IR_SPLIT, it->span);
 	split->key = parent->key;
 	split->val = parent->val;
 	ir_link(parent, split);
@@ -2216,11 +2222,11 @@ static void check_split(Node *it)
 			error_hint(b->span, "move 'default' last", "a branch after 'default' is never taken");
 			break;
 		}
-		IrNode *br = ir_new(topo, IR_BRANCH, b->span);
+		IrNode *br = ir_new(sema->topo, IR_BRANCH, b->span);
 		br->key = parent->key;
 		br->val = parent->val;
 		if (b->a) {
-			Type *t = check_lambda(b->a, parent->key, parent->val, ty_bool, "branch");
+			Type *t = check_lambda(sema, b->a, parent->key, parent->val, ty_bool, "branch");
 			if (t && !assignable(t, ty_bool))
 				error_at(b->a->span, "a branch condition must be bool, found %s", type_str(t));
 			br->lambda = b->a;
@@ -2231,14 +2237,14 @@ static void check_split(Node *it)
 		for (Node *o = it->list; o != b; o = o->next)
 			if (strcmp(o->name, b->name) == 0)
 				error_at(b->name_span, "branch '%s' appears twice", b->name);
-		define_stream(b->name, b->name_span, br, false);
+		define_stream(sema, b->name, b->name_span, br, false);
 	}
 }
 
-static void check_app(Node *app)
+static void check_app(Sema *sema, Node *app)
 {
-	topo->app_id = app->name;
-	topo->app_span = app->name_span;
+	sema->topo->app_id = app->name;
+	sema->topo->app_span = app->name_span;
 	if (!app->name[0])
 		error_hint(app->name_span, "Kafka needs a non-empty application id", "the application id is empty");
 	for (const char *p = app->name; *p; p++)
@@ -2256,22 +2262,22 @@ static void check_app(Node *app)
 				error_at(s->name_span, "'%s' is set twice", s->name);
 		if (strcmp(s->name, "guarantee") == 0) {
 			if (v->kind == N_IDENT && !v->str && strcmp(v->name, "at_least_once") == 0)
-				topo->guarantee = 0;
+				sema->topo->guarantee = 0;
 			else if (v->kind == N_IDENT && !v->str && strcmp(v->name, "exactly_once") == 0)
-				topo->guarantee = 1;
+				sema->topo->guarantee = 1;
 			else
 				error_hint(v->span, "write at_least_once or exactly_once", "invalid guarantee");
 		} else if (strcmp(s->name, "commit_interval") == 0) {
 			if (v->kind == N_DURATION && v->ival > 0)
-				topo->commit_interval_ms = v->ival;
+				sema->topo->commit_interval_ms = v->ival;
 			else
 				error_hint(v->span, "write a duration such as 100ms, 5s or 1m",
 				           "commit_interval must be a positive duration");
 		} else if (strcmp(s->name, "on_error") == 0) {
 			if (v->kind == N_IDENT) {
-				topo->on_error = parse_policy(v);
-				if (topo->on_error == POLICY_DLQ)
-					topo->dlq_topic = xstrndup(v->str, v->len);
+				sema->topo->on_error = parse_policy(v);
+				if (sema->topo->on_error == POLICY_DLQ)
+					sema->topo->dlq_topic = xstrndup(v->str, v->len);
 			} else {
 				error_hint(v->span, "write fail, skip or dlq \"topic\"", "invalid error policy");
 			}
@@ -2294,27 +2300,19 @@ static bool ends_in_effect(Node *e)
 
 bool sema_check(Program *p)
 {
-	prog = p;
-	topo = &p->topo;
-	topo->guarantee = 0;
-	topo->commit_interval_ms = 100;
-	topo->on_error = POLICY_FAIL;
-	globals = NULL;
-	locals = NULL;
-	binding_name = NULL;
-	repartitions = 0;
-	facts = NULL;
-	nfacts = capfacts = 0;
-	int errors_before = diag.errors;
-	(void)errors_before;
+	Sema context = { .prog = p, .topo = &p->topo };
+	Sema *sema = &context;
+	sema->topo->guarantee = 0;
+	sema->topo->commit_interval_ms = 100;
+	sema->topo->on_error = POLICY_FAIL;
 
 	File *files[2] = { p->prelude, p->file };
 	for (int i = 0; i < 2; i++)
 		if (files[i])
-			declare_types(files[i]);
+			declare_types(sema, files[i]);
 	for (int i = 0; i < 2; i++)
 		if (files[i])
-			resolve_fields(files[i]);
+			resolve_fields(sema, files[i]);
 	int nrec;
 	Record **recs = all_records(&nrec);
 	for (int i = 0; i < nrec; i++) {
@@ -2324,7 +2322,7 @@ bool sema_check(Program *p)
 	}
 	for (int i = 0; i < 2; i++)
 		if (files[i])
-			declare_externs(files[i]);
+			declare_externs(sema, files[i]);
 
 	Node *app = NULL;
 	for (Node *it = p->file->items; it; it = it->next) {
@@ -2336,26 +2334,26 @@ bool sema_check(Program *p)
 			continue;
 		}
 		app = it;
-		check_app(it);
+		check_app(sema, it);
 	}
 	if (!app && diag.errors > 0) {
-		topo->app_id = "app"; /* the header probably failed to parse */
+		sema->topo->app_id = "app"; /* the header probably failed to parse */
 	} else if (!app) {
 		Span start = { p->file->source, 1, 1, 1, 1 };
 		error_hint(start, "start the file with: app my_app { guarantee = at_least_once }",
 		           "missing app header");
-		topo->app_id = "app";
+		sema->topo->app_id = "app";
 	}
 
 	for (Node *it = p->file->items; it; it = it->next) {
 		switch (it->kind) {
 		case N_SOURCE:
-			check_source(it);
+			check_source(sema, it);
 			break;
 		case N_STREAM_DEF: {
-			binding_name = it->name;
-			IrNode *n = check_stream(it->a);
-			binding_name = NULL;
+			sema->binding_name = it->name;
+			IrNode *n = check_stream(sema, it->a);
+			sema->binding_name = NULL;
 			if (n && it->ival && !n->table) {
 				error_hint(it->name_span, "declare it with 'stream', or end it with count(), reduce(...), aggregate(...) or to_table()",
 				           "'%s' is declared a table, but this is a %s", it->name, node_what(n));
@@ -2373,7 +2371,7 @@ bool sema_check(Program *p)
 				n = NULL;
 			}
 			if (it->place)
-				check_placement(it->place, n, it->name);
+				check_placement(sema, it->place, n, it->name);
 			if (n && n->kind == IR_SINK) {
 				error_hint(it->a->span, "'to' ends a pipeline; bind the stream before it",
 				           "stream '%s' is bound to a sink", it->name);
@@ -2382,17 +2380,17 @@ bool sema_check(Program *p)
 			if (n && n->name) {
 				/* `stream b = a;` aliases: keep one node, with its first name. */
 			}
-			define_stream(it->name, it->name_span, n, false);
+			define_stream(sema, it->name, it->name_span, n, false);
 			break;
 		}
 		case N_STMT: {
-			IrNode *n = check_stream(it->a);
+			IrNode *n = check_stream(sema, it->a);
 			if (n && !ends_in_effect(it->a))
 				warning_at(it->span, "the result of this pipeline is not used; end it with '|> to \"topic\"'");
 			break;
 		}
 		case N_SPLIT:
-			check_split(it);
+			check_split(sema, it);
 			break;
 		default:
 			break;
@@ -2402,14 +2400,14 @@ bool sema_check(Program *p)
 	Span file_start = { p->file->source, 1, 1, 1, 1 };
 	/* Whole-program checks only make sense when everything else is sound. */
 	if (diag.errors == 0) {
-		for (Symbol *s = globals; s; s = s->next)
+		for (Symbol *s = sema->globals; s; s = s->next)
 			if (s->kind == SYM_STREAM && !s->used && s->ir)
 				warning_at(s->span, "stream '%s' is never used", s->name);
-		if (topo->nsources == 0)
+		if (sema->topo->nsources == 0)
 			error_hint(file_start,
 			           "declare one: stream name: K -> V from \"topic\" format json;",
 			           "the application reads no topic");
 	}
-	ir_assign_subtopologies(topo);
+	ir_assign_subtopologies(sema->topo);
 	return diag.errors == 0;
 }
