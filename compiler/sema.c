@@ -32,6 +32,28 @@ typedef struct Sema {
 	int repartitions;         /* repartition topics so far, for automatic names */
 } Sema;
 
+/* How an operator is written (ops.def's form column). */
+typedef enum OpForm { FORM_STEP, FORM_KEYWORD, FORM_BLOCK, FORM_CALL } OpForm;
+
+/* What an operator may follow (ops.def's on column): one bit per kind of records. */
+enum { ON_STREAM = 1, ON_TABLE = 2, ON_GROUPED = 4, ON_GROUPED_TABLE = 8, ON_COGROUPED = 16 };
+
+typedef enum Operator {
+#define OPERATOR(id, name, form, kind, min_args, max_args, on, stateful) id,
+#include "ops.def"
+} Operator;
+
+/* One row of ops.def's operator table. */
+typedef struct OpInfo {
+	Operator id;
+	const char *name;
+	OpForm form;
+	IrKind kind;
+	int min_args, max_args; /* max_args -1: no limit */
+	unsigned on;            /* ON_ bits */
+	bool stateful;
+} OpInfo;
+
 /* ------------------------------------------------------------------ */
 /* Symbols and suggestions                                             */
 /* ------------------------------------------------------------------ */
@@ -585,7 +607,7 @@ static Type *check_call(Sema *sema, Node *e)
 		Type *at = check_expr(sema, e->list, NULL);
 		if (at->kind == TY_ARRAY) {
 			check_as(sema, e->list->next, ty_i64, "the index of get");
-			e->op = 2;
+			e->op = BUILTIN_GET;
 			return ty_nullable(at->elem);
 		}
 		if (at->kind != TY_ERROR && !fn)
@@ -614,7 +636,7 @@ static Type *check_call(Sema *sema, Node *e)
 	if (strcmp(e->name, "len") == 0 && nargs == 1) {
 		Type *t = check_expr(sema, e->list, NULL);
 		if (t->kind == TY_ARRAY) {
-			e->op = 1;
+			e->op = BUILTIN_LEN;
 			return ty_i64;
 		}
 	}
@@ -1360,15 +1382,61 @@ static Policy parse_policy(Node *p)
 
 static Format default_format(Type *t);
 
-static const char *stateful_ops[] = {
-	"join", "left_join", "outer_join", "window",
+/* ------------------------------------------------------------------ */
+/* The operator table                                                  */
+/* ------------------------------------------------------------------ */
+
+/* The operators (ops.def), indexed by their Operator id. */
+static const OpInfo operators[] = {
+#define OPERATOR(id, name, form, kind, min_args, max_args, on, stateful) \
+	[id] = { id, name, FORM_##form, kind, min_args, max_args, on, stateful },
+#include "ops.def"
 };
 
-static const char *known_ops[] = {
-	"filter", "filter_not", "map", "map_values", "flat_map", "flat_map_values",
-	"select_key", "peek", "merge", "repartition", "group_by_key", "group_by", "count",
-	"reduce", "aggregate", "to_stream", "to_table",
+/* Operators stoat does not have yet (ops.def), and what they belong to. */
+static const struct {
+	const char *name;
+	const char *family;
+} planned_operators[] = {
+#define PLANNED(name, family) { name, family },
+#include "ops.def"
 };
+
+/* The operator called name, or NULL. */
+static const OpInfo *find_operator(const char *name)
+{
+	for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++)
+		if (strcmp(operators[i].name, name) == 0)
+			return &operators[i];
+	return NULL;
+}
+
+/* What n's records are, as one of the ON_ bits of ops.def's "on" column. */
+static unsigned input_of(const IrNode *n)
+{
+	if (n->cogrouped)
+		return ON_COGROUPED;
+	if (n->grouped)
+		return n->group_table ? ON_GROUPED_TABLE : ON_GROUPED;
+	return n->table ? ON_TABLE : ON_STREAM;
+}
+
+/*
+ * Reports an argument count other than the one an operator with a fixed
+ * count takes ("to_stream takes no arguments"); returns whether it fits.
+ */
+static bool check_arity(const OpInfo *op, Node *step, int nargs)
+{
+	assert(op->min_args == op->max_args);
+	if (nargs == op->min_args)
+		return true;
+	if (op->min_args == 0)
+		error_at(step->span, "%s takes no arguments", op->name);
+	else
+		error_at(step->span, "%s takes %d argument%s, got %d", op->name, op->min_args,
+		         op->min_args == 1 ? "" : "s", nargs);
+	return false;
+}
 
 
 static void check_topic_name(const char *topic, size_t len, Span span);
@@ -1507,6 +1575,95 @@ static const char *node_what(IrNode *n)
 }
 
 /*
+ * Reports operator op applied to (or, for cogroup, given) parent's records,
+ * which its row of ops.def does not allow; the hint says what would fit.
+ */
+static void report_wrong_input(const OpInfo *op, const IrNode *parent, Span at)
+{
+	const char *what = node_what((IrNode *)parent);
+	unsigned in = input_of(parent);
+	switch (op->id) {
+	case OPER_TO:
+		error_hint(at,
+		           in == ON_TABLE ? "write a table's updates with to_stream() |> to \"topic\""
+		           : in == ON_COGROUPED ? "aggregate it first: cogroup(...) |> aggregate(initial)"
+		                                : "aggregate it first: count(), reduce(...) or aggregate(...)",
+		           "'to' needs a stream, and this is a %s", what);
+		break;
+	case OPER_SPLIT:
+		error_hint(at, in == ON_TABLE ? "turn it into a stream first: to_stream()" : NULL,
+		           "split needs a stream, and this is a %s", what);
+		break;
+	case OPER_COGROUP:
+		error_hint(at, "group it: s |> group_by_key() or s |> group_by((k, v) => key)",
+		           "cogroup needs grouped streams, and this is a %s", what);
+		break;
+	case OPER_TO_STREAM:
+		error_hint(at, "to_stream() turns a table's updates into a stream",
+		           "to_stream needs a table, and this is a %s", what);
+		break;
+	case OPER_TO_TABLE:
+		error_hint(at, in == ON_TABLE ? "it is a table already" : "aggregate it first: count(), reduce(...) or aggregate(...)",
+		           "to_table needs a stream, and this is a %s", what);
+		break;
+	case OPER_GROUP_BY_KEY:
+	case OPER_GROUP_BY:
+		error_hint(at, in == ON_TABLE ? "a table is grouped with group_by((k, v) => (key, value))" : NULL,
+		           "%s needs a stream, and this is a %s", op->name, what);
+		break;
+	case OPER_COUNT:
+	case OPER_REDUCE:
+	case OPER_AGGREGATE:
+		if (in == ON_COGROUPED)
+			error_hint(at, "aggregate a cogroup with aggregate(initial); each grouped stream brings its adder",
+			           "%s cannot follow cogroup", op->name);
+		else if (in == ON_TABLE)
+			error_hint(at, "group it first: group_by((k, v) => (new_key, value))",
+			           "%s needs a grouped table, and this is a table", op->name);
+		else
+			error_hint(at, "group the records first: group_by_key() or group_by((k, v) => key)",
+			           "%s needs a grouped stream, and this is a stream", op->name);
+		break;
+	default:
+		error_hint(at,
+		           in == ON_TABLE ? "turn it into a stream first: to_stream()"
+		           : in == ON_COGROUPED ? "aggregate it: cogroup(...) |> aggregate(initial)"
+		                                : "aggregate it first: count(), reduce(...) or aggregate(...)",
+		           "%s needs a stream, and this is a %s", op->name, what);
+		break;
+	}
+}
+
+/*
+ * Reports a pipeline step that names no operator: one stoat does not have
+ * yet (a join, a window) says so; otherwise the closest operator's name, or
+ * the list.
+ */
+static void report_unknown_operator(Node *step)
+{
+	const char *name = step->name;
+	for (size_t i = 0; i < sizeof planned_operators / sizeof planned_operators[0]; i++)
+		if (strcmp(planned_operators[i].name, name) == 0) {
+			error_hint(step->name_span,
+			           "windows and joins are planned; grouping, aggregations and tables "
+			           "(group_by, count, reduce, aggregate, cogroup, to_table) work today",
+			           "'%s' is not available yet: this version of stoat has no %s", name,
+			           planned_operators[i].family);
+			return;
+		}
+	Suggest sg = { name, NULL, 0 };
+	for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++)
+		if (operators[i].form == FORM_STEP)
+			suggest_consider(&sg, operators[i].name);
+	if (find_operator(name))
+		sg.best = NULL; /* to, split or cogroup, written as a step: the list shows how they are written */
+	char *hint = did_you_mean(&sg);
+	error_hint(step->name_span,
+	           hint ? hint : "operators: filter, filter_not, map, map_values, flat_map, flat_map_values, select_key, peek, merge, split, to",
+	           "unknown operator '%s'", name);
+}
+
+/*
  * group_by((k, v) => (key, value)) on a table: each change of the table is
  * re-keyed, its old value to be subtracted from its group and its new value
  * added to its own, through an internal topic whose records carry changes
@@ -1553,18 +1710,11 @@ static IrNode *check_regroup(Sema *sema, IrNode *parent, Node *step, int nargs)
  * value deletes its key and records with a null key are dropped, as in
  * Kafka Streams.  After a key change the records are repartitioned first.
  */
-static IrNode *check_to_table(Sema *sema, IrNode *parent, Node *step, int nargs)
+static IrNode *check_to_table(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs)
 {
-	if (parent->table || parent->grouped || parent->cogrouped) {
-		error_hint(step->name_span,
-		           parent->table ? "it is a table already" : "aggregate it first: count(), reduce(...) or aggregate(...)",
-		           "to_table needs a stream, and this is a %s", node_what(parent));
+	assert(input_of(parent) == ON_STREAM);
+	if (!check_arity(op, step, nargs))
 		return NULL;
-	}
-	if (nargs != 0) {
-		error_at(step->span, "to_table takes no arguments");
-		return NULL;
-	}
 	IrNode *from = parent;
 	if (from->key_changed) {
 		Node fake = *step;
@@ -1632,23 +1782,10 @@ static Type *check_initial(Sema *sema, Node *init)
  * (the adder); after cogroup, aggregate(init) folds each grouped stream's
  * records in with that stream's adder.  The result is a table with a store.
  */
-static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const char *op, int nargs)
+static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs)
 {
-	bool is_count = strcmp(op, "count") == 0, is_reduce = strcmp(op, "reduce") == 0;
-	if (parent->cogrouped && strcmp(op, "aggregate") != 0) {
-		error_hint(step->name_span, "aggregate a cogroup with aggregate(initial); each grouped stream brings its adder",
-		           "%s cannot follow cogroup", op);
-		return NULL;
-	}
-	if (!parent->grouped && !parent->cogrouped) {
-		if (parent->table)
-			error_hint(step->name_span, "group it first: group_by((k, v) => (new_key, value))",
-			           "%s needs a grouped table, and this is a table", op);
-		else
-			error_hint(step->name_span, "group the records first: group_by_key() or group_by((k, v) => key)",
-			           "%s needs a grouped stream, and this is a stream", op);
-		return NULL;
-	}
+	bool is_count = op->id == OPER_COUNT, is_reduce = op->id == OPER_REDUCE;
+	assert(op->on & input_of(parent));
 	bool table_side = parent->group_table;
 	IrNode *n = ir_new(sema->topo, IR_AGGREGATE, step->span);
 	ir_link(parent, n);
@@ -1664,8 +1801,7 @@ static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const c
 	if (is_count) {
 		n->agg_kind = AGG_COUNT;
 		n->val = ty_i64;
-		if (nargs != 0)
-			error_at(step->span, "count takes no arguments");
+		check_arity(op, step, nargs);
 		return n;
 	}
 	n->agg_kind = is_reduce ? AGG_REDUCE : AGG_AGGREGATE;
@@ -1685,7 +1821,7 @@ static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const c
 			error_hint(step->name_span,
 			           is_reduce ? "write reduce((acc, v) => add, (acc, v) => subtract): a change takes the old value out of its group and adds the new one"
 			                     : "write aggregate(initial, (v, acc) => add, (v, acc) => subtract): a change takes the old value out of its group and adds the new one",
-			           "%s on a grouped table needs a subtractor", op);
+			           "%s on a grouped table needs a subtractor", op->name);
 		else if (is_reduce)
 			error_hint(step->span, table_side ? "write reduce((acc, v) => ..., (acc, v) => ...)" : "write reduce((acc, v) => ...)",
 			           "reduce takes %d argument%s, got %d", want, want == 1 ? "" : "s", nargs);
@@ -1726,19 +1862,12 @@ static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const c
  * aggregation or to_table makes a table (a store, updated per record),
  * which to_stream() turns back into a stream of its changes.
  */
-static IrNode *check_grouping(Sema *sema, IrNode *parent, Node *step, const char *op, int nargs)
+static IrNode *check_grouping(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs)
 {
-	bool is_group = strcmp(op, "group_by_key") == 0 || strcmp(op, "group_by") == 0;
-	if (strcmp(op, "to_stream") == 0) {
-		if (!parent->table) {
-			error_hint(step->name_span, "to_stream() turns a table's updates into a stream",
-			           "to_stream needs a table, and this is a %s", node_what(parent));
+	bool is_group = op->id == OPER_GROUP_BY_KEY || op->id == OPER_GROUP_BY;
+	if (op->id == OPER_TO_STREAM) {
+		if (!check_arity(op, step, nargs))
 			return NULL;
-		}
-		if (nargs != 0) {
-			error_at(step->span, "to_stream takes no arguments");
-			return NULL;
-		}
 		IrNode *n = follow(sema, parent, IR_TO_STREAM, step->span);
 		/* A deleted key is a record with a null value (a tombstone). */
 		if (parent->may_delete)
@@ -1746,19 +1875,13 @@ static IrNode *check_grouping(Sema *sema, IrNode *parent, Node *step, const char
 		n->key_changed = false;
 		return n;
 	}
-	if (strcmp(op, "to_table") == 0)
-		return check_to_table(sema, parent, step, nargs);
+	if (op->id == OPER_TO_TABLE)
+		return check_to_table(sema, parent, step, op, nargs);
 	if (is_group) {
-		if (parent->table && strcmp(op, "group_by") == 0)
+		if (parent->table && op->id == OPER_GROUP_BY)
 			return check_regroup(sema, parent, step, nargs);
-		if (parent->table || parent->grouped || parent->cogrouped) {
-			error_hint(step->name_span,
-			           parent->table ? "a table is grouped with group_by((k, v) => (key, value))" : NULL,
-			           "%s needs a stream, and this is a %s", op, node_what(parent));
-			return NULL;
-		}
 		IrNode *from = parent;
-		if (strcmp(op, "group_by") == 0) {
+		if (op->id == OPER_GROUP_BY) {
 			/* group_by(f) is select_key(f), then a repartition. */
 			if (nargs != 1) {
 				error_hint(step->span, "write group_by((k, v) => new_key)", "group_by takes 1 argument, got %d",
@@ -1775,8 +1898,7 @@ static IrNode *check_grouping(Sema *sema, IrNode *parent, Node *step, const char
 			sk->key = t ? t : ty_error;
 			sk->key_changed = true;
 			from = sk;
-		} else if (nargs != 0) {
-			error_at(step->span, "group_by_key takes no arguments");
+		} else if (!check_arity(op, step, nargs)) {
 			return NULL;
 		}
 		if (from->key_changed) {
@@ -1819,9 +1941,8 @@ static IrNode *check_cogroup(Sema *sema, Node *e)
 			ok = false;
 			continue;
 		}
-		if (!g->grouped || g->group_table) {
-			error_hint(a->span, "group it: s |> group_by_key() or s |> group_by((k, v) => key)",
-			           "cogroup needs grouped streams, and this is a %s", node_what(g));
+		if (!(operators[OPER_COGROUP].on & input_of(g))) {
+			report_wrong_input(&operators[OPER_COGROUP], g, a->span);
 			ok = false;
 			continue;
 		}
@@ -1851,95 +1972,48 @@ static IrNode *check_cogroup(Sema *sema, Node *e)
 	return cg;
 }
 
-/* Checks one pipeline step applied to parent; returns the new node. */
-static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
+/*
+ * merge(other): the records of both streams, which must have the same key
+ * and value types, as one stream.
+ */
+static IrNode *check_merge(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs)
 {
-	if (step->kind == N_TO) {
-		if (parent->table || parent->grouped || parent->cogrouped) {
-			error_hint(step->name_span,
-			           parent->table ? "write a table's updates with to_stream() |> to \"topic\""
-			           : parent->cogrouped ? "aggregate it first: cogroup(...) |> aggregate(initial)"
-			                               : "aggregate it first: count(), reduce(...) or aggregate(...)",
-			           "'to' needs a stream, and this is a %s", node_what(parent));
-			return NULL;
-		}
-		return check_sink(sema, parent, step);
-	}
-	assert(step->kind == N_OP);
-	const char *op = step->name;
-	int nargs = node_list_len(step->list);
-	IrKind kind;
-	if (strcmp(op, "group_by_key") == 0 || strcmp(op, "group_by") == 0 || strcmp(op, "count") == 0 ||
-	    strcmp(op, "reduce") == 0 || strcmp(op, "aggregate") == 0 || strcmp(op, "to_stream") == 0 ||
-	    strcmp(op, "to_table") == 0)
-		return check_grouping(sema, parent, step, op, nargs);
-	/* filter, filter_not and map_values work on a table's changes too. */
-	bool table_op = parent->table && (strcmp(op, "filter") == 0 || strcmp(op, "filter_not") == 0 ||
-	                                  strcmp(op, "map_values") == 0);
-	if ((parent->table && !table_op) || parent->grouped || parent->cogrouped) {
-		error_hint(step->name_span,
-		           parent->table ? "turn it into a stream first: to_stream()"
-		           : parent->cogrouped ? "aggregate it: cogroup(...) |> aggregate(initial)"
-		                               : "aggregate it first: count(), reduce(...) or aggregate(...)",
-		           "%s needs a stream, and this is a %s", op, node_what(parent));
+	if (!check_arity(op, step, nargs))
 		return NULL;
-	}
-	if (strcmp(op, "filter") == 0) kind = IR_FILTER;
-	else if (strcmp(op, "filter_not") == 0) kind = IR_FILTER_NOT;
-	else if (strcmp(op, "map") == 0) kind = IR_MAP;
-	else if (strcmp(op, "map_values") == 0) kind = IR_MAP_VALUES;
-	else if (strcmp(op, "flat_map") == 0) kind = IR_FLAT_MAP;
-	else if (strcmp(op, "flat_map_values") == 0) kind = IR_FLAT_MAP_VALUES;
-	else if (strcmp(op, "select_key") == 0) kind = IR_SELECT_KEY;
-	else if (strcmp(op, "peek") == 0) kind = IR_PEEK;
-	else if (strcmp(op, "merge") == 0) kind = IR_MERGE;
-	else if (strcmp(op, "repartition") == 0)
-		return check_repartition(sema, parent, step);
-	else {
-		for (size_t i = 0; i < sizeof stateful_ops / sizeof stateful_ops[0]; i++)
-			if (strcmp(op, stateful_ops[i]) == 0) {
-				error_hint(step->name_span, "joins and windows are not supported yet",
-				           "'%s' needs state, which this version of stoat does not support yet", op);
-				return NULL;
-			}
-		Suggest sg = { op, NULL, 0 };
-		for (size_t i = 0; i < sizeof known_ops / sizeof known_ops[0]; i++)
-			suggest_consider(&sg, known_ops[i]);
-		if (strcmp(op, "to") == 0 || strcmp(op, "split") == 0)
-			sg.best = NULL;
-		char *hint = did_you_mean(&sg);
-		error_hint(step->name_span,
-		           hint ? hint : "operators: filter, filter_not, map, map_values, flat_map, flat_map_values, select_key, peek, merge, split, to",
-		           "unknown operator '%s'", op);
-		return NULL;
-	}
-	if (nargs != 1) {
-		error_at(step->span, "%s takes 1 argument, got %d", op, nargs);
-		return NULL;
-	}
 	Node *arg = step->list;
-	if (kind == IR_MERGE) {
-		IrNode *other = check_stream(sema, arg);
-		if (!other)
-			return NULL;
-		if (other->key != parent->key || other->val != parent->val) {
-			error_hint(arg->span, "map both streams to the same key and value types first",
-			           "cannot merge a stream of %s -> %s into one of %s -> %s", type_str(other->key),
-			           type_str(other->val), type_str(parent->key), type_str(parent->val));
-			return NULL;
-		}
-		if (other->table || other->grouped || other->cogrouped) {
-			error_at(arg->span, "merge needs two streams");
-			return NULL;
-		}
-		IrNode *m = ir_new(sema->topo, IR_MERGE, step->span);
-		ir_link(parent, m);
-		ir_link(other, m);
-		m->key = parent->key;
-		m->val = parent->val;
-		m->key_changed = parent->key_changed || other->key_changed;
-		return m;
+	IrNode *other = check_stream(sema, arg);
+	if (!other)
+		return NULL;
+	if (other->key != parent->key || other->val != parent->val) {
+		error_hint(arg->span, "map both streams to the same key and value types first",
+		           "cannot merge a stream of %s -> %s into one of %s -> %s", type_str(other->key),
+		           type_str(other->val), type_str(parent->key), type_str(parent->val));
+		return NULL;
 	}
+	if (!(op->on & input_of(other))) {
+		error_at(arg->span, "merge needs two streams");
+		return NULL;
+	}
+	IrNode *m = ir_new(sema->topo, IR_MERGE, step->span);
+	ir_link(parent, m);
+	ir_link(other, m);
+	m->key = parent->key;
+	m->val = parent->val;
+	m->key_changed = parent->key_changed || other->key_changed;
+	return m;
+}
+
+/*
+ * The operators that take one function of the record (filter, map, peek,
+ * ...): a node of the operator's kind whose types follow from the
+ * function's.
+ */
+static IrNode *check_record_op(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs)
+{
+	if (!check_arity(op, step, nargs))
+		return NULL;
+	IrKind kind = op->kind;
+	Node *arg = step->list;
 	IrNode *n = ir_new(sema->topo, kind, step->span);
 	n->lambda = arg;
 	n->key = parent->key;
@@ -1951,14 +2025,14 @@ static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
 	switch (kind) {
 	case IR_FILTER:
 	case IR_FILTER_NOT: {
-		Type *t = check_lambda(sema, arg, parent->key, parent->val, ty_bool, op);
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, ty_bool, op->name);
 		if (t && !assignable(t, ty_bool))
 			error_hint(arg->a->span, t->kind == TY_NULLABLE ? "give a default: (x ?? false)" : NULL,
-			           "the predicate of %s must be bool, found %s", op, type_str(t));
+			           "the predicate of %s must be bool, found %s", op->name, type_str(t));
 		break;
 	}
 	case IR_MAP_VALUES: {
-		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op);
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op->name);
 		if (t) {
 			if (t->kind == TY_NULL || t->kind == TY_PAIR) {
 				error_at(arg->a->span, "map_values cannot produce %s", type_str(t));
@@ -1975,7 +2049,7 @@ static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
 		break;
 	}
 	case IR_SELECT_KEY: {
-		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op);
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op->name);
 		if (t && (t->kind == TY_NULL || t->kind == TY_PAIR)) {
 			error_at(arg->a->span, "select_key cannot produce %s", type_str(t));
 			t = ty_error;
@@ -1984,7 +2058,7 @@ static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
 		break;
 	}
 	case IR_MAP: {
-		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op);
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op->name);
 		if (t && t->kind == TY_PAIR) {
 			n->key = t->key;
 			n->val = t->val;
@@ -1997,7 +2071,7 @@ static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
 		break;
 	}
 	case IR_FLAT_MAP_VALUES: {
-		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op);
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op->name);
 		if (t && t->kind == TY_ARRAY && t->elem->kind != TY_PAIR) {
 			n->val = t->elem;
 		} else {
@@ -2009,7 +2083,7 @@ static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
 		break;
 	}
 	case IR_FLAT_MAP: {
-		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op);
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op->name);
 		if (t && t->kind == TY_ARRAY && t->elem->kind == TY_PAIR) {
 			n->key = t->elem->key;
 			n->val = t->elem->val;
@@ -2022,12 +2096,64 @@ static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
 		break;
 	}
 	case IR_PEEK:
-		check_lambda(sema, arg, parent->key, parent->val, NULL, op);
+		check_lambda(sema, arg, parent->key, parent->val, NULL, op->name);
 		break;
 	default:
+		assert(!"an operator of one function of the record");
 		break;
 	}
 	ir_link(parent, n);
+	return n;
+}
+
+/*
+ * Checks one pipeline step applied to parent; returns the new node.  The
+ * step's row of ops.def says whether it exists and what it may follow;
+ * the operator's own check does the rest.
+ */
+static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
+{
+	const OpInfo *op;
+	if (step->kind == N_TO) {
+		op = &operators[OPER_TO];
+	} else {
+		assert(step->kind == N_OP);
+		op = find_operator(step->name);
+		if (!op || op->form != FORM_STEP) {
+			report_unknown_operator(step);
+			return NULL;
+		}
+	}
+	if (!(op->on & input_of(parent))) {
+		report_wrong_input(op, parent, step->name_span);
+		return NULL;
+	}
+	int nargs = node_list_len(step->list);
+	IrNode *n;
+	switch (op->id) {
+	case OPER_TO:
+		n = check_sink(sema, parent, step);
+		break;
+	case OPER_REPARTITION:
+		n = check_repartition(sema, parent, step);
+		break;
+	case OPER_MERGE:
+		n = check_merge(sema, parent, step, op, nargs);
+		break;
+	case OPER_GROUP_BY_KEY:
+	case OPER_GROUP_BY:
+	case OPER_COUNT:
+	case OPER_REDUCE:
+	case OPER_AGGREGATE:
+	case OPER_TO_STREAM:
+	case OPER_TO_TABLE:
+		n = check_grouping(sema, parent, step, op, nargs);
+		break;
+	default:
+		n = check_record_op(sema, parent, step, op, nargs);
+		break;
+	}
+	assert(!n || n->has_store == op->stateful);
 	return n;
 }
 
@@ -2061,8 +2187,13 @@ static IrNode *check_stream(Sema *sema, Node *e)
 			e->ir = n;
 		return n;
 	}
-	if (e->kind == N_CALL && strcmp(e->name, "cogroup") == 0)
-		return check_cogroup(sema, e);
+	if (e->kind == N_CALL) {
+		const OpInfo *op = find_operator(e->name);
+		if (op && op->form == FORM_CALL) {
+			assert(op->id == OPER_COGROUP);
+			return check_cogroup(sema, e);
+		}
+	}
 	error_hint(e->span, "a pipeline starts with a stream name, as in: views |> filter(...)",
 	           "expected a stream");
 	return NULL;
@@ -2200,9 +2331,8 @@ static void check_split(Sema *sema, Node *it)
 		error_at(it->name_span, "nothing can follow 'to'");
 		return;
 	}
-	if (parent->table || parent->grouped || parent->cogrouped) {
-		error_hint(it->name_span, parent->table ? "turn it into a stream first: to_stream()" : NULL,
-		           "split needs a stream, and this is a %s", node_what(parent));
+	if (!(operators[OPER_SPLIT].on & input_of(parent))) {
+		report_wrong_input(&operators[OPER_SPLIT], parent, it->name_span);
 		for (Node *b = it->list; b; b = b->next)
 			define_stream(sema, b->name, b->name_span, NULL, false);
 		return;
@@ -2262,9 +2392,9 @@ static void check_app(Sema *sema, Node *app)
 				error_at(s->name_span, "'%s' is set twice", s->name);
 		if (strcmp(s->name, "guarantee") == 0) {
 			if (v->kind == N_IDENT && !v->str && strcmp(v->name, "at_least_once") == 0)
-				sema->topo->guarantee = 0;
+				sema->topo->guarantee = GUARANTEE_AT_LEAST_ONCE;
 			else if (v->kind == N_IDENT && !v->str && strcmp(v->name, "exactly_once") == 0)
-				sema->topo->guarantee = 1;
+				sema->topo->guarantee = GUARANTEE_EXACTLY_ONCE;
 			else
 				error_hint(v->span, "write at_least_once or exactly_once", "invalid guarantee");
 		} else if (strcmp(s->name, "commit_interval") == 0) {
@@ -2295,14 +2425,19 @@ static void check_app(Sema *sema, Node *app)
 /* Does the pipeline expression e end in an operator with an effect? */
 static bool ends_in_effect(Node *e)
 {
-	return e->kind == N_PIPE && (e->b->kind == N_TO || (e->b->kind == N_OP && strcmp(e->b->name, "peek") == 0));
+	if (e->kind != N_PIPE)
+		return false;
+	if (e->b->kind == N_TO)
+		return true;
+	const OpInfo *op = e->b->kind == N_OP ? find_operator(e->b->name) : NULL;
+	return op && op->id == OPER_PEEK;
 }
 
 bool sema_check(Program *p)
 {
 	Sema context = { .prog = p, .topo = &p->topo };
 	Sema *sema = &context;
-	sema->topo->guarantee = 0;
+	sema->topo->guarantee = GUARANTEE_AT_LEAST_ONCE;
 	sema->topo->commit_interval_ms = 100;
 	sema->topo->on_error = POLICY_FAIL;
 
