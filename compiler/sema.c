@@ -2537,7 +2537,7 @@ bool sema_check(Program *p)
 	if (diag.errors == 0) {
 		for (Symbol *s = sema->globals; s; s = s->next)
 			if (s->kind == SYM_STREAM && !s->used && s->ir)
-				warning_at(s->span, "stream '%s' is never used", s->name);
+				warning_at(s->span, "%s '%s' is never used", s->ir->table ? "table" : "stream", s->name);
 		if (sema->topo->nsources == 0)
 			error_hint(file_start,
 			           "declare one: stream name: K -> V from \"topic\" format json;",
