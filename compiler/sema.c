@@ -24,8 +24,8 @@ typedef struct Sema {
 	Topology *topo;
 	Symbol *globals;          /* streams, types, functions */
 	Symbol *locals;           /* lambda parameters and loop variables */
-	/* Paths ("sym.field.field") known to be non-null at this point. */
-	char **facts;
+	/* Path expressions (x, x.f.g) known to be non-null at this point (same_path). */
+	Node **facts;
 	int nfacts, capfacts;
 	/* The stream being defined (stream NAME = ...), to name repartition topics and stores. */
 	const char *binding_name;
@@ -136,40 +136,59 @@ static char *did_you_mean(Suggest *s)
 }
 
 /* ------------------------------------------------------------------ */
-/* Narrowing sema->facts                                                     */
+/* Narrowing facts                                                    */
 /* ------------------------------------------------------------------ */
 
-/* A stable text naming a path expression (x, x.f.g), or NULL. */
-static char *path_of(Node *e)
+/*
+ * A narrowing fact is a path expression known to be non-null: a variable
+ * (a lambda parameter, a loop or let variable) followed by zero or more
+ * field accesses.  Facts are the nodes themselves, compared by structure,
+ * so the x.f of one expression matches the x.f of another.
+ */
+
+/* Whether e, already checked, is a path expression: a variable, then fields. */
+static bool is_path(const Node *e)
 {
-	if (e->kind == N_IDENT && e->sym && e->sym->kind == SYM_VAR)
-		return xasprintf("%p", (void *)e->sym);
-	if (e->kind == N_FIELD) {
-		char *base = path_of(e->a);
-		return base ? xasprintf("%s.%s", base, e->name) : NULL;
-	}
-	return NULL;
+	if (e->kind == N_IDENT)
+		return e->sym && e->sym->kind == SYM_VAR;
+	return e->kind == N_FIELD && is_path(e->a);
 }
 
-static bool is_fact(Sema *sema, const char *path)
+/* Whether the paths a and b name the same variable and the same fields. */
+static bool same_path(const Node *a, const Node *b)
 {
+	assert(is_path(a) && is_path(b));
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == N_IDENT)
+		return a->sym == b->sym;
+	return strcmp(a->name, b->name) == 0 && same_path(a->a, b->a);
+}
+
+/* Whether the value of the path expression e is known to be non-null here. */
+static bool is_fact(Sema *sema, const Node *e)
+{
+	if (!is_path(e))
+		return false;
 	for (int i = 0; i < sema->nfacts; i++)
-		if (strcmp(sema->facts[i], path) == 0)
+		if (same_path(sema->facts[i], e))
 			return true;
 	return false;
 }
 
-static void push_fact(Sema *sema, char *path)
+/* Records that the path expression e is non-null until nfacts is reset. */
+static void push_fact(Sema *sema, Node *e)
 {
+	assert(is_path(e));
 	if (sema->nfacts == sema->capfacts) {
 		sema->capfacts = sema->capfacts ? sema->capfacts * 2 : 16;
 		sema->facts = xrealloc(sema->facts, sizeof *sema->facts * (size_t)sema->capfacts);
 	}
-	sema->facts[sema->nfacts++] = path;
+	sema->facts[sema->nfacts++] = e;
 }
 
 /*
- * Adds the sema->facts that hold when cond evaluates to `when`: x != null (true),
+ * Adds the facts that hold when cond evaluates to `when`: x != null (true),
  * x == null (false), conjunctions when true, disjunctions when false.
  * Operands must have been checked already.
  */
@@ -180,11 +199,8 @@ static void add_facts(Sema *sema, Node *cond, bool when)
 		if (when != nonnull_when)
 			return;
 		Node *other = cond->b->kind == N_NULL ? cond->a : cond->a->kind == N_NULL ? cond->b : NULL;
-		if (other) {
-			char *p = path_of(other);
-			if (p)
-				push_fact(sema, p);
-		}
+		if (other && is_path(other))
+			push_fact(sema, other);
 	} else if (cond->kind == N_BINARY && cond->op == OP_AND && when) {
 		add_facts(sema, cond->a, true);
 		add_facts(sema, cond->b, true);
@@ -519,13 +535,9 @@ static Type *check_ident(Sema *sema, Node *e)
 		s->used = true;
 		e->sym = s;
 		Type *t = s->type;
-		if (t->kind == TY_NULLABLE) {
-			char *p = path_of(e);
-			if (p && is_fact(sema, p)) {
-				e->narrowed = true;
-				t = t->elem;
-			}
-			xfree(p);
+		if (t->kind == TY_NULLABLE && is_fact(sema, e)) {
+			e->narrowed = true;
+			t = t->elem;
 		}
 		return t;
 	}
@@ -586,13 +598,9 @@ static Type *check_field(Sema *sema, Node *e)
 		return ty_error;
 	}
 	Type *t = f->type;
-	if (t->kind == TY_NULLABLE) {
-		char *p = path_of(e);
-		if (p && is_fact(sema, p)) {
-			e->narrowed = true;
-			t = t->elem;
-		}
-		xfree(p);
+	if (t->kind == TY_NULLABLE && is_fact(sema, e)) {
+		e->narrowed = true;
+		t = t->elem;
 	}
 	return t;
 }
