@@ -82,6 +82,9 @@ typedef enum Builtin {
 	BUILTIN_GET,  /* get(xs, i) of an array: the element, or null out of range */
 } Builtin;
 
+/* Node.slot of the parameters of a lambda of the record: v => ... or (k, v) => ... */
+enum { SLOT_KEY, SLOT_VALUE };
+
 typedef struct Node Node;
 struct Node {
 	NodeKind kind;
@@ -109,7 +112,7 @@ struct Node {
 	bool narrowed;    /* a T? expression known to be non-null here */
 	Node *decl;       /* N_CALL: the N_EXTERN chosen; N_RECORD: type decl */
 	IrNode *ir;       /* stream-valued expressions: the node they produce */
-	int slot;         /* lambda parameter / loop variable index */
+	int slot;         /* lambda parameter / loop variable index (SLOT_KEY, SLOT_VALUE for a record's) */
 };
 
 typedef struct File {

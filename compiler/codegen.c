@@ -742,7 +742,7 @@ static void bind_lambda(Node *lam, const char *k, const char *v)
 {
 	for (Node *p = lam->list; p; p = p->next)
 		if (p->sym)
-			p->sym->cexpr = xstrdup(p->slot == 0 ? k : v);
+			p->sym->cexpr = xstrdup(p->slot == SLOT_KEY ? k : v);
 }
 
 static void op_comment(Gen *g, IrNode *n, const char *what)

@@ -525,13 +525,16 @@ static void check_app(Sema *sema, Node *app)
 	}
 }
 
+/* The commit interval when the app header sets none. */
+enum { DEFAULT_COMMIT_INTERVAL_MS = 100 };
+
 /* (sema.h)  The order of work is described at the top of this file. */
 bool sema_check(Program *p)
 {
 	Sema context = { .prog = p, .topo = &p->topo };
 	Sema *sema = &context;
 	sema->topo->guarantee = GUARANTEE_AT_LEAST_ONCE;
-	sema->topo->commit_interval_ms = 100;
+	sema->topo->commit_interval_ms = DEFAULT_COMMIT_INTERVAL_MS;
 	sema->topo->on_error = POLICY_FAIL;
 
 	File *files[2] = { p->prelude, p->file };

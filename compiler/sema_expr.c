@@ -936,7 +936,7 @@ Type *check_lambda(Sema *sema, Node *lam, Type *key, Type *val, Type *hint, cons
 	}
 	int slot = 0;
 	for (Node *p = lam->list; p; p = p->next, slot++)
-		p->slot = n == 1 ? 1 : slot; /* 0: key, 1: value */
+		p->slot = n == 1 ? SLOT_VALUE : slot; /* (k, v): SLOT_KEY, SLOT_VALUE */
 	Type *one[] = { val }, *two[] = { key, val };
 	return check_lambda_body(sema, lam, n == 1 ? one : two, hint);
 }
@@ -946,8 +946,8 @@ Type *check_lambda(Sema *sema, Node *lam, Type *key, Type *val, Type *hint, cons
  * and aggregate); `counts` lists the parameter counts allowed, and `types`
  * holds, per count, the parameters' types.
  */
-Type *check_lambda_typed(Sema *sema, Node *lam, int n_allowed, const int *counts, Type *const *const *types, Type *hint,
-                                const char *opname, const char *shape)
+Type *check_lambda_typed(Sema *sema, Node *lam, int n_allowed, const int *counts, Type *const *const *types,
+                         Type *hint, const char *opname, const char *shape)
 {
 	if (lam->kind != N_LAMBDA) {
 		error_hint(lam->span, shape, "%s takes a function", opname);
