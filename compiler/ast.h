@@ -75,6 +75,16 @@ typedef enum BinOp {
 	OP_AND, OP_OR, OP_NEG, OP_NOT,
 } BinOp;
 
+/* Built-in functions an N_CALL may turn out to be (stored in Node.op by sema). */
+typedef enum Builtin {
+	BUILTIN_NONE, /* an extern function (Node.decl) */
+	BUILTIN_LEN,  /* len(xs) of an array: its length */
+	BUILTIN_GET,  /* get(xs, i) of an array: the element, or null out of range */
+} Builtin;
+
+/* Node.slot of the parameters of a lambda of the record: v => ... or (k, v) => ... */
+enum { SLOT_KEY, SLOT_VALUE };
+
 typedef struct Node Node;
 struct Node {
 	NodeKind kind;
@@ -90,7 +100,7 @@ struct Node {
 	char *cname;      /* N_EXTERN: C function name */
 	int64_t ival;
 	double fval;
-	int op;           /* BinOp */
+	int op;           /* N_UNARY, N_BINARY: BinOp; N_CALL: Builtin */
 	Node *fmt_key, *fmt_value; /* N_SOURCE, N_TO: N_FORMAT or NULL */
 	Node *policy;     /* N_SOURCE: on error <policy> (N_IDENT or N_STR) */
 	Node *place;      /* table N_SOURCE and N_STREAM_DEF: in <place> (N_IDENT) or NULL */
@@ -102,7 +112,7 @@ struct Node {
 	bool narrowed;    /* a T? expression known to be non-null here */
 	Node *decl;       /* N_CALL: the N_EXTERN chosen; N_RECORD: type decl */
 	IrNode *ir;       /* stream-valued expressions: the node they produce */
-	int slot;         /* lambda parameter / loop variable index */
+	int slot;         /* lambda parameter / loop variable index (SLOT_KEY, SLOT_VALUE for a record's) */
 };
 
 typedef struct File {

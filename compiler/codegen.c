@@ -623,9 +623,9 @@ static char *emit_expr(Gen *g, Node *e)
 		return hoist(g, e->type, xasprintf("%s(cx, %s, %s)", fn, a, i), true);
 	}
 	case N_CALL: {
-		if (e->op == 1) /* built-in len of an array */
+		if (e->op == BUILTIN_LEN)
 			return xasprintf("(int64_t)%s.len", emit_expr(g, e->list));
-		if (e->op == 2) { /* built-in get: element or null */
+		if (e->op == BUILTIN_GET) {
 			char *a = emit_expr(g, e->list);
 			char *i = emit_as(g, e->list->next, ty_i64);
 			return xasprintf("%s(%s, %s)", need(g, H_GET, e->list->type, FMT_JSON), a, i);
@@ -742,7 +742,7 @@ static void bind_lambda(Node *lam, const char *k, const char *v)
 {
 	for (Node *p = lam->list; p; p = p->next)
 		if (p->sym)
-			p->sym->cexpr = xstrdup(p->slot == 0 ? k : v);
+			p->sym->cexpr = xstrdup(p->slot == SLOT_KEY ? k : v);
 }
 
 static void op_comment(Gen *g, IrNode *n, const char *what)

@@ -16,8 +16,9 @@
  * An operator is labelled with its text in the .stoat file (whitespace
  * collapsed, long text cut at MAX_LABEL bytes) and the stream or table it
  * is bound to; its tooltip is file:line:col.  The grouping step between a
- * group_by and its aggregation (IR_GROUP) is not drawn: its parent points
- * at its children, as in Kafka Streams' own description.
+ * group_by and its aggregation (IR_GROUP) is not drawn (ops.def's drawn
+ * column): its parent points at its children, as in Kafka Streams' own
+ * description.
  */
 #include "graph.h"
 
@@ -229,12 +230,12 @@ static void pr_node(Printer *p, const Topology *t, const IrNode *n)
 	}
 }
 
-/* Prints the edges from n to its children, looking through IR_GROUP nodes. */
+/* Prints the edges from n to its children, looking through nodes not drawn (IR_GROUP). */
 static void pr_child_edges(Printer *p, const IrNode *from, const IrNode *n)
 {
 	for (int i = 0; i < n->nchildren; i++) {
 		const IrNode *c = n->children[i];
-		if (c->kind == IR_GROUP)
+		if (!ir_kind_drawn(c->kind))
 			pr_child_edges(p, from, c);
 		else
 			pr(p, "n%d -> n%d;\n", from->id, c->id);
@@ -279,7 +280,7 @@ char *graph_dot(const Program *prog, const char *path)
 	for (int st = -1; st < t->nsubtopologies; st++) {
 		bool any = false;
 		for (int i = 0; i < t->nnodes; i++)
-			any |= t->nodes[i]->subtopology == st && t->nodes[i]->kind != IR_GROUP;
+			any |= t->nodes[i]->subtopology == st && ir_kind_drawn(t->nodes[i]->kind);
 		if (!any)
 			continue;
 		if (st >= 0) {
@@ -290,7 +291,7 @@ char *graph_dot(const Program *prog, const char *path)
 			pr(&p, "\n// operators outside any sub-topology\n");
 		}
 		for (int i = 0; i < t->nnodes; i++)
-			if (t->nodes[i]->subtopology == st && t->nodes[i]->kind != IR_GROUP)
+			if (t->nodes[i]->subtopology == st && ir_kind_drawn(t->nodes[i]->kind))
 				pr_node(&p, t, t->nodes[i]);
 		if (st >= 0) {
 			p.indent--;
@@ -301,7 +302,7 @@ char *graph_dot(const Program *prog, const char *path)
 	pr(&p, "\n// records, state and errors\n");
 	for (int i = 0; i < t->nnodes; i++) {
 		const IrNode *n = t->nodes[i];
-		if (n->kind == IR_GROUP)
+		if (!ir_kind_drawn(n->kind))
 			continue;
 		if (n->kind == IR_SOURCE) {
 			pr_topic_id(&p, n->topic);

@@ -3,6 +3,8 @@
  */
 #include "ir.h"
 
+#include <assert.h>
+
 IrNode *ir_new(Topology *t, IrKind kind, Span span)
 {
 	IrNode *n = xcalloc(1, sizeof *n);
@@ -54,12 +56,22 @@ void ir_assign_subtopologies(Topology *t)
 
 const char *ir_kind_name(IrKind kind)
 {
-	static const char *names[] = {
-		"source", "filter", "filter_not", "map", "map_values", "flat_map",
-		"flat_map_values", "select_key", "peek", "merge", "split", "branch", "to",
-		"group", "aggregate", "to_stream", "to_table", "group_by (table)", "cogroup",
+	static const char *const names[] = {
+#define IR_KIND(kind, name, drawn) [kind] = name,
+#include "ops.def"
 	};
+	assert((size_t)kind < sizeof names / sizeof names[0]);
 	return names[kind];
+}
+
+bool ir_kind_drawn(IrKind kind)
+{
+	static const bool drawn[] = {
+#define IR_KIND(kind, name, is_drawn) [kind] = is_drawn,
+#include "ops.def"
+	};
+	assert((size_t)kind < sizeof drawn / sizeof drawn[0]);
+	return drawn[kind];
 }
 
 const char *format_name(Format f)

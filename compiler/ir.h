@@ -16,32 +16,22 @@
 #include "ast.h"
 #include "types.h"
 
+/* The kinds of node, in ops.def's order (which also documents them). */
 typedef enum IrKind {
-	IR_SOURCE,
-	IR_FILTER,
-	IR_FILTER_NOT,
-	IR_MAP,
-	IR_MAP_VALUES,
-	IR_FLAT_MAP,
-	IR_FLAT_MAP_VALUES,
-	IR_SELECT_KEY,
-	IR_PEEK,
-	IR_MERGE,
-	IR_SPLIT,
-	IR_BRANCH, /* child of IR_SPLIT: lambda is the predicate, NULL for default */
-	IR_SINK,
-	IR_GROUP,     /* group_by_key / group_by: the records, to be aggregated per key */
-	IR_AGGREGATE, /* count / reduce / aggregate: a table updated per record */
-	IR_TO_STREAM, /* a table's updates as a stream */
-	IR_TO_TABLE,  /* a stream's latest value per key, kept in a store */
-	IR_REGROUP,   /* group_by on a table: each change re-keyed, old value out, new in */
-	IR_COGROUP,   /* several grouped streams, each with its adder, into one aggregate */
+#define IR_KIND(kind, name, drawn) kind,
+#include "ops.def"
 } IrKind;
 
 /* Wire formats, as in the runtime's stoat_format. */
 typedef enum Format { FMT_BYTES, FMT_TEXT, FMT_JSON, FMT_I32, FMT_I64, FMT_F64 } Format;
 
 typedef enum Policy { POLICY_DEFAULT, POLICY_FAIL, POLICY_SKIP, POLICY_DLQ } Policy;
+
+/* The app header's processing guarantee. */
+typedef enum Guarantee { GUARANTEE_AT_LEAST_ONCE, GUARANTEE_EXACTLY_ONCE } Guarantee;
+
+/* What an IR_AGGREGATE folds with. */
+typedef enum AggKind { AGG_COUNT, AGG_REDUCE, AGG_AGGREGATE } AggKind;
 
 struct IrNode {
 	IrKind kind;
@@ -68,7 +58,7 @@ struct IrNode {
 	bool change;        /* internal sink/source whose values are changes (old out, new in) */
 	bool has_store;     /* the node keeps a state store, topo->stores[store] */
 	bool key_changed;   /* the key changed since the sub-topology's source */
-	int agg_kind;       /* IR_AGGREGATE: AGG_COUNT, AGG_REDUCE, AGG_AGGREGATE */
+	AggKind agg_kind;   /* IR_AGGREGATE */
 	Node *init;         /* IR_AGGREGATE: aggregate's initial value */
 	Node *subtractor;   /* IR_AGGREGATE of a grouped table: takes the old value out */
 	Node **adders;      /* IR_COGROUP: the adder of each parent, in parent order */
@@ -78,8 +68,6 @@ struct IrNode {
 	char *dlq_topic;    /* IR_SOURCE with POLICY_DLQ */
 	int index;          /* position among sources / sinks */
 };
-
-enum { AGG_COUNT, AGG_REDUCE, AGG_AGGREGATE };
 
 /* A state store: one per aggregation or kept table, named after its table. */
 typedef struct Store {
@@ -93,7 +81,7 @@ typedef struct Topology {
 	/* app header */
 	char *app_id;
 	Span app_span;
-	int guarantee;             /* 0 at-least-once, 1 exactly-once */
+	Guarantee guarantee;
 	int64_t commit_interval_ms;
 	Policy on_error;           /* FAIL, SKIP or DLQ */
 	char *dlq_topic;           /* on_error == POLICY_DLQ */
@@ -113,7 +101,10 @@ IrNode *ir_new(Topology *t, IrKind kind, Span span);
 void ir_link(IrNode *parent, IrNode *child);
 /* Groups sources connected through merges into sub-topologies. */
 void ir_assign_subtopologies(Topology *t);
+/* The kind's name in generated comments ("filter", "to", ...). */
 const char *ir_kind_name(IrKind kind);
+/* Whether stoatc graph draws nodes of this kind (IR_GROUP it draws through). */
+bool ir_kind_drawn(IrKind kind);
 const char *format_name(Format f);
 
 #endif

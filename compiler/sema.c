@@ -1,33 +1,28 @@
 /*
- * sema.c - semantic analysis and construction of the topology graph.
+ * sema.c - semantic analysis: the order of work, and what the items of a
+ * file declare (symbols, record types, extern functions, formats, topics,
+ * error policies, the app header).
  *
  * Order of work: declare record types (so they may refer to each other in
  * any order), resolve their fields, declare extern functions (prelude
  * first), read the app header, then check the items of the file in order:
  * a stream must be defined before it is used, which also makes the graph
- * acyclic by construction.
+ * acyclic by construction.  Expressions are checked in sema_expr.c, streams
+ * and the topology they build in sema_stream.c.
  */
-#include "sema.h"
+#include "sema_int.h"
 
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static Program *prog;
-static Topology *topo;
-static Symbol *globals;   /* streams, types, functions */
-static Symbol *locals;    /* lambda parameters and loop variables */
-
-/* Paths ("sym.field.field") known to be non-null at this point. */
-static char **facts;
-static int nfacts, capfacts;
-
 /* ------------------------------------------------------------------ */
-/* Symbols and suggestions                                             */
+/* Symbols and suggestions                                            */
 /* ------------------------------------------------------------------ */
 
-static Symbol *sym_new(SymKind kind, const char *name, Span span)
+/* A new symbol, in no scope yet. */
+Symbol *sym_new(SymKind kind, const char *name, Span span)
 {
 	Symbol *s = xcalloc(1, sizeof *s);
 	s->kind = kind;
@@ -36,7 +31,8 @@ static Symbol *sym_new(SymKind kind, const char *name, Span span)
 	return s;
 }
 
-static Symbol *lookup_in(Symbol *scope, const char *name)
+/* The innermost symbol called name in the scope chain, or NULL. */
+Symbol *lookup_in(Symbol *scope, const char *name)
 {
 	for (Symbol *s = scope; s; s = s->next)
 		if (strcmp(s->name, name) == 0)
@@ -44,18 +40,20 @@ static Symbol *lookup_in(Symbol *scope, const char *name)
 	return NULL;
 }
 
-static Symbol *lookup_global(const char *name, SymKind kind)
+/* The global (stream, type or function) of that kind called name, or NULL. */
+Symbol *lookup_global(Sema *sema, const char *name, SymKind kind)
 {
-	for (Symbol *s = globals; s; s = s->next)
+	for (Symbol *s = sema->globals; s; s = s->next)
 		if (s->kind == kind && strcmp(s->name, name) == 0)
 			return s;
 	return NULL;
 }
 
-static void add_global(Symbol *s)
+/* Adds s to the globals; callers have checked that the name is free. */
+static void add_global(Sema *sema, Symbol *s)
 {
-	s->next = globals;
-	globals = s;
+	s->next = sema->globals;
+	sema->globals = s;
 }
 
 /* Levenshtein distance, for "did you mean" hints. */
@@ -82,14 +80,11 @@ static int edit_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
-/* Tracks the closest candidate name to `wanted`. */
-typedef struct Suggest {
-	const char *wanted;
-	const char *best;
-	int dist;
-} Suggest;
-
-static void suggest_consider(Suggest *s, const char *candidate)
+/*
+ * Keeps candidate as the suggestion if it is close enough to the wanted
+ * name and closer than the last.
+ */
+void suggest_consider(Suggest *s, const char *candidate)
 {
 	int d = edit_distance(s->wanted, candidate);
 	int limit = strlen(s->wanted) <= 3 ? 1 : 2;
@@ -99,83 +94,24 @@ static void suggest_consider(Suggest *s, const char *candidate)
 	}
 }
 
-static char *did_you_mean(Suggest *s)
+/* The "did you mean" hint for the best candidate, or NULL if none was close. */
+char *did_you_mean(Suggest *s)
 {
 	return s->best ? xasprintf("did you mean '%s'?", s->best) : NULL;
 }
 
 /* ------------------------------------------------------------------ */
-/* Narrowing facts                                                     */
+/* Types                                                              */
 /* ------------------------------------------------------------------ */
 
-/* A stable text naming a path expression (x, x.f.g), or NULL. */
-static char *path_of(Node *e)
-{
-	if (e->kind == N_IDENT && e->sym && e->sym->kind == SYM_VAR)
-		return xasprintf("%p", (void *)e->sym);
-	if (e->kind == N_FIELD) {
-		char *base = path_of(e->a);
-		return base ? xasprintf("%s.%s", base, e->name) : NULL;
-	}
-	return NULL;
-}
-
-static bool is_fact(const char *path)
-{
-	for (int i = 0; i < nfacts; i++)
-		if (strcmp(facts[i], path) == 0)
-			return true;
-	return false;
-}
-
-static void push_fact(char *path)
-{
-	if (nfacts == capfacts) {
-		capfacts = capfacts ? capfacts * 2 : 16;
-		facts = xrealloc(facts, sizeof *facts * (size_t)capfacts);
-	}
-	facts[nfacts++] = path;
-}
-
-/*
- * Adds the facts that hold when cond evaluates to `when`: x != null (true),
- * x == null (false), conjunctions when true, disjunctions when false.
- * Operands must have been checked already.
- */
-static void add_facts(Node *cond, bool when)
-{
-	if (cond->kind == N_BINARY && (cond->op == OP_NE || cond->op == OP_EQ)) {
-		bool nonnull_when = cond->op == OP_NE;
-		if (when != nonnull_when)
-			return;
-		Node *other = cond->b->kind == N_NULL ? cond->a : cond->a->kind == N_NULL ? cond->b : NULL;
-		if (other) {
-			char *p = path_of(other);
-			if (p)
-				push_fact(p);
-		}
-	} else if (cond->kind == N_BINARY && cond->op == OP_AND && when) {
-		add_facts(cond->a, true);
-		add_facts(cond->b, true);
-	} else if (cond->kind == N_BINARY && cond->op == OP_OR && !when) {
-		add_facts(cond->a, false);
-		add_facts(cond->b, false);
-	} else if (cond->kind == N_UNARY && cond->op == OP_NOT) {
-		add_facts(cond->a, !when);
-	}
-}
-
-/* ------------------------------------------------------------------ */
-/* Types                                                               */
-/* ------------------------------------------------------------------ */
-
-static Type *resolve_type(Node *te)
+/* The type a type expression names (and records it in te->type); unknown names are reported. */
+Type *resolve_type(Sema *sema, Node *te)
 {
 	switch (te->kind) {
 	case N_TY_ARRAY:
-		return (te->type = ty_array(resolve_type(te->a)));
+		return (te->type = ty_array(resolve_type(sema, te->a)));
 	case N_TY_NULLABLE: {
-		Type *inner = resolve_type(te->a);
+		Type *inner = resolve_type(sema, te->a);
 		if (inner->kind == TY_NULLABLE)
 			warning_at(te->span, "'%s?' is the same as '%s'", type_str(inner), type_str(inner));
 		return (te->type = ty_nullable(inner));
@@ -189,7 +125,7 @@ static Type *resolve_type(Node *te)
 		for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
 			if (strcmp(te->name, scalars[i].name) == 0)
 				return (te->type = *scalars[i].type);
-		Symbol *s = lookup_global(te->name, SYM_TYPE);
+		Symbol *s = lookup_global(sema, te->name, SYM_TYPE);
 		if (s) {
 			s->used = true;
 			return (te->type = s->type);
@@ -197,7 +133,7 @@ static Type *resolve_type(Node *te)
 		Suggest sg = { te->name, NULL, 0 };
 		for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
 			suggest_consider(&sg, scalars[i].name);
-		for (Symbol *g = globals; g; g = g->next)
+		for (Symbol *g = sema->globals; g; g = g->next)
 			if (g->kind == SYM_TYPE)
 				suggest_consider(&sg, g->name);
 		if (!sg.best && (strcmp(te->name, "int") == 0 || strcmp(te->name, "long") == 0))
@@ -241,12 +177,16 @@ static bool generated_c_name(const char *name)
 	return false;
 }
 
-static void declare_types(File *f)
+/*
+ * Declares f's record types, fields not yet resolved, so that types may
+ * refer to each other in any order.
+ */
+static void declare_types(Sema *sema, File *f)
 {
 	for (Node *it = f->items; it; it = it->next) {
 		if (it->kind != N_TYPE_DECL)
 			continue;
-		Symbol *prev = lookup_global(it->name, SYM_TYPE);
+		Symbol *prev = lookup_global(sema, it->name, SYM_TYPE);
 		if (prev) {
 			error_at(it->name_span, "type '%s' is already defined", it->name);
 			note_at(prev->span, "'%s' was first defined here", it->name);
@@ -261,11 +201,12 @@ static void declare_types(File *f)
 		Record *r = record_new(it->name, it->name_span, false);
 		s->type = ty_record(r);
 		it->type = s->type;
-		add_global(s);
+		add_global(sema, s);
 	}
 }
 
-static void resolve_fields(File *f)
+/* Gives the record types of f their fields, now that every type name is known. */
+static void resolve_fields(Sema *sema, File *f)
 {
 	for (Node *it = f->items; it; it = it->next) {
 		if (it->kind != N_TYPE_DECL || !it->type)
@@ -282,7 +223,7 @@ static void resolve_fields(File *f)
 				}
 			r->fields[i].name = fd->name;
 			r->fields[i].span = fd->name_span;
-			r->fields[i].type = resolve_type(fd->a);
+			r->fields[i].type = resolve_type(sema, fd->a);
 			if (r->fields[i].type->kind == TY_PAIR)
 				error_at(fd->a->span, "a field cannot hold a pair");
 			i++;
@@ -315,9 +256,10 @@ static bool record_cycle(Record *r, Record *root, Span at)
 }
 
 /* ------------------------------------------------------------------ */
-/* Extern functions                                                    */
+/* Extern functions                                                   */
 /* ------------------------------------------------------------------ */
 
+/* (sema.h) */
 Type **extern_param_types(Node *ext, int *count)
 {
 	int n = node_list_len(ext->list);
@@ -329,6 +271,7 @@ Type **extern_param_types(Node *ext, int *count)
 	return types;
 }
 
+/* Whether s can name a C function. */
 static bool valid_c_identifier(const char *s)
 {
 	if (!*s || (*s >= '0' && *s <= '9'))
@@ -339,17 +282,22 @@ static bool valid_c_identifier(const char *s)
 	return true;
 }
 
-static void declare_externs(File *f)
+/*
+ * Declares f's extern functions: parameter and result types, C names
+ * (valid, not clashing with generated code), overloads with different
+ * parameter types; the user's own are kept in prog->user_externs.
+ */
+static void declare_externs(Sema *sema, File *f)
 {
 	for (Node *it = f->items; it; it = it->next) {
 		if (it->kind != N_EXTERN)
 			continue;
 		for (Node *p = it->list; p; p = p->next) {
-			p->type = resolve_type(p->a);
+			p->type = resolve_type(sema, p->a);
 			if (p->type->kind == TY_PAIR || p->type->kind == TY_NULL)
 				error_at(p->a->span, "an extern function cannot take a %s", type_str(p->type));
 		}
-		it->type = resolve_type(it->a);
+		it->type = resolve_type(sema, it->a);
 		if (!it->cname)
 			it->cname = it->name;
 		if (!valid_c_identifier(it->cname))
@@ -368,11 +316,11 @@ static void declare_externs(File *f)
 				warning_at(it->name_span,
 				           "extern fn '%s' names no header; declare it with from \"file.h\"",
 				           it->name);
-			prog->user_externs = xrealloc(prog->user_externs,
-			                              sizeof(Node *) * (size_t)(prog->nuser_externs + 1));
-			prog->user_externs[prog->nuser_externs++] = it;
+			sema->prog->user_externs = xrealloc(sema->prog->user_externs,
+			                              sizeof(Node *) * (size_t)(sema->prog->nuser_externs + 1));
+			sema->prog->user_externs[sema->prog->nuser_externs++] = it;
 		}
-		Symbol *prev = lookup_global(it->name, SYM_FN);
+		Symbol *prev = lookup_global(sema, it->name, SYM_FN);
 		if (prev) {
 			/* Overloads need different parameter types. */
 			for (Symbol *o = prev; o; o = o->overload) {
@@ -401,882 +349,16 @@ static void declare_externs(File *f)
 		}
 		Symbol *s = sym_new(SYM_FN, it->name, it->name_span);
 		s->decl = it;
-		add_global(s);
+		add_global(sema, s);
 	}
 }
 
 /* ------------------------------------------------------------------ */
-/* Expressions                                                         */
+/* Formats, topic names, error policies                               */
 /* ------------------------------------------------------------------ */
 
-static Type *check_expr(Node *e, Type *hint);
-static IrNode *check_stream(Node *e);
-
-static bool is_int_literal(Node *e)
-{
-	return e->kind == N_INT || (e->kind == N_UNARY && e->op == OP_NEG && e->a->kind == N_INT);
-}
-
-/* True if a value of type from can be used where to is expected. */
-static bool assignable(Type *from, Type *to)
-{
-	if (from == to || from->kind == TY_ERROR || to->kind == TY_ERROR)
-		return true;
-	if (to->kind == TY_NULLABLE)
-		return from->kind == TY_NULL || assignable(from, to->elem);
-	if (from->kind == TY_I32 && to->kind == TY_I64)
-		return true;
-	return false;
-}
-
-/* Checks e against the expected type `want`, reporting a mismatch. */
-static Type *check_as(Node *e, Type *want, const char *what)
-{
-	Type *t = check_expr(e, want);
-	if (!assignable(t, want)) {
-		const char *hint = NULL;
-		if (t->kind == TY_NULLABLE && assignable(t->elem, want))
-			hint = "it may be null here; give a default with '?? value' or check it with 'if x != null'";
-		else if (type_is_numeric(t) && type_is_numeric(want))
-			hint = want->kind == TY_F64 ? "convert with to_f64(...)" : "convert with to_i64(...)";
-		else if (want->kind == TY_STRING && type_is_scalar(t))
-			hint = "convert with to_string(...)";
-		error_hint(e->span, hint, "%s must be %s, found %s", what, type_str(want), type_str(t));
-		return want;
-	}
-	return t;
-}
-
-static Type *check_int_literal(Node *e, Type *hint)
-{
-	Type *h = hint ? type_strip(hint) : NULL;
-	if (h && h->kind == TY_F64)
-		return ty_f64;
-	if (h && h->kind == TY_I32 && e->ival <= INT32_MAX)
-		return ty_i32;
-	return ty_i64;
-}
-
-/* The result type of two operands of an if/else or an array literal. */
-static Type *unify(Type *a, Type *b)
-{
-	if (a == b)
-		return a;
-	if (a->kind == TY_ERROR || b->kind == TY_ERROR)
-		return ty_error;
-	if (a->kind == TY_NULL)
-		return ty_nullable(b);
-	if (b->kind == TY_NULL)
-		return ty_nullable(a);
-	if (type_is_int(a) && type_is_int(b))
-		return ty_i64;
-	if (a->kind == TY_NULLABLE && assignable(b, a))
-		return a;
-	if (b->kind == TY_NULLABLE && assignable(a, b))
-		return b;
-	if (a->kind == TY_NULLABLE || b->kind == TY_NULLABLE) {
-		Type *inner = unify(type_strip(a), type_strip(b));
-		return inner ? ty_nullable(inner) : NULL;
-	}
-	return NULL;
-}
-
-static Type *check_ident(Node *e)
-{
-	Symbol *s = lookup_in(locals, e->name);
-	if (s) {
-		s->used = true;
-		e->sym = s;
-		Type *t = s->type;
-		if (t->kind == TY_NULLABLE) {
-			char *p = path_of(e);
-			if (p && is_fact(p)) {
-				e->narrowed = true;
-				t = t->elem;
-			}
-			xfree(p);
-		}
-		return t;
-	}
-	Symbol *g = lookup_global(e->name, SYM_STREAM);
-	if (g) {
-		error_hint(e->span, "streams flow through operators (|>); inside a lambda, use its parameters",
-		           "stream '%s' used as a value", e->name);
-		return ty_error;
-	}
-	if (lookup_global(e->name, SYM_FN)) {
-		error_hint(e->span, "call it: name(arguments)", "function '%s' used as a value", e->name);
-		return ty_error;
-	}
-	Suggest sg = { e->name, NULL, 0 };
-	for (Symbol *l = locals; l; l = l->next)
-		suggest_consider(&sg, l->name);
-	error_hint(e->span, did_you_mean(&sg), "unknown name '%s'", e->name);
-	return ty_error;
-}
-
-static Type *check_field(Node *e)
-{
-	Type *base = check_expr(e->a, NULL);
-	if (base->kind == TY_ERROR)
-		return ty_error;
-	if (base->kind == TY_NULLABLE && base->elem->kind == TY_RECORD) {
-		error_hint(e->a->span,
-		           "check it here (if x != null then x.f else ...) or give a default with ??; "
-		           "a filter in an earlier operator does not change the type",
-		           "field access on a value that may be null (%s)", type_str(base));
-		base = base->elem;
-	}
-	if (base->kind != TY_RECORD) {
-		error_at(e->name_span, "%s has no fields (looking for '%s')", type_str(base), e->name);
-		return ty_error;
-	}
-	Field *f = record_field(base->rec, e->name);
-	if (!f) {
-		Suggest sg = { e->name, NULL, 0 };
-		for (int i = 0; i < base->rec->nfields; i++)
-			suggest_consider(&sg, base->rec->fields[i].name);
-		char *hint = did_you_mean(&sg);
-		if (!hint) {
-			size_t cap = 64, len = 0;
-			hint = xmalloc(cap);
-			len += (size_t)snprintf(hint, cap, "%s has fields:", type_str(base));
-			for (int i = 0; i < base->rec->nfields; i++) {
-				size_t need = len + strlen(base->rec->fields[i].name) + 4;
-				if (need > cap)
-					hint = xrealloc(hint, cap = need * 2);
-				len += (size_t)snprintf(hint + len, cap - len, "%s %s", i ? "," : "",
-				                        base->rec->fields[i].name);
-			}
-			if (base->rec->nfields == 0)
-				snprintf(hint + len, cap - len, " none");
-		}
-		error_hint(e->name_span, hint, "%s has no field '%s'", type_str(base), e->name);
-		return ty_error;
-	}
-	Type *t = f->type;
-	if (t->kind == TY_NULLABLE) {
-		char *p = path_of(e);
-		if (p && is_fact(p)) {
-			e->narrowed = true;
-			t = t->elem;
-		}
-		xfree(p);
-	}
-	return t;
-}
-
-/* Picks the overload of a function whose parameters accept the arguments. */
-static Type *check_call(Node *e)
-{
-	Symbol *fn = lookup_global(e->name, SYM_FN);
-	int nargs = node_list_len(e->list);
-	/* get(xs, i): the element at i, or null when i is out of range. */
-	if (strcmp(e->name, "get") == 0 && nargs == 2) {
-		Type *at = check_expr(e->list, NULL);
-		if (at->kind == TY_ARRAY) {
-			check_as(e->list->next, ty_i64, "the index of get");
-			e->op = 2;
-			return ty_nullable(at->elem);
-		}
-		if (at->kind != TY_ERROR && !fn)
-			error_at(e->list->span, "get needs an array, found %s", type_str(at));
-		if (!fn)
-			return ty_error;
-	}
-	if (!fn) {
-		if (lookup_global(e->name, SYM_STREAM) || lookup_in(locals, e->name)) {
-			error_at(e->name_span, "'%s' is not a function", e->name);
-		} else {
-			Suggest sg = { e->name, NULL, 0 };
-			for (Symbol *g = globals; g; g = g->next)
-				if (g->kind == SYM_FN)
-					suggest_consider(&sg, g->name);
-			char *hint = did_you_mean(&sg);
-			error_hint(e->name_span, hint ? hint : "declare C functions with: extern fn name(x: T) -> T from \"file.h\";",
-			           "unknown function '%s'", e->name);
-		}
-		for (Node *a = e->list; a; a = a->next)
-			check_expr(a, NULL);
-		return ty_error;
-	}
-	fn->used = true;
-	/* len() of any array is built in: the length is in the array. */
-	if (strcmp(e->name, "len") == 0 && nargs == 1) {
-		Type *t = check_expr(e->list, NULL);
-		if (t->kind == TY_ARRAY) {
-			e->op = 1;
-			return ty_i64;
-		}
-	}
-	/*
-	 * Check arguments once.  With a single candidate of this arity its
-	 * parameter types guide literals (null, [], anonymous records); with
-	 * several, arguments take their natural types so the exact overload wins.
-	 */
-	Node *hint_decl = NULL;
-	int candidates = 0;
-	for (Symbol *o = fn; o; o = o->overload)
-		if (node_list_len(o->decl->list) == nargs) {
-			if (!hint_decl)
-				hint_decl = o->decl;
-			candidates++;
-		}
-	if (candidates > 1)
-		hint_decl = NULL;
-	Type *argt[16];
-	int i = 0;
-	Node *hp = hint_decl ? hint_decl->list : NULL;
-	for (Node *a = e->list; a; a = a->next, i++) {
-		Type *t = check_expr(a, hp ? hp->type : NULL);
-		if (i < 16)
-			argt[i] = t;
-		if (hp)
-			hp = hp->next;
-	}
-	if (nargs > 16) {
-		error_at(e->span, "too many arguments");
-		return ty_error;
-	}
-	for (int k = 0; k < nargs; k++)
-		if (argt[k]->kind == TY_ERROR)
-			return ty_error;
-	/* Pass 0: exact types; pass 1: with widening and literal conversion. */
-	for (int pass = 0; pass < 2; pass++)
-	for (Symbol *o = fn; o; o = o->overload) {
-		Node *d = o->decl;
-		if (node_list_len(d->list) != nargs)
-			continue;
-		bool ok = true;
-		int k = 0;
-		for (Node *p = d->list; p && ok; p = p->next, k++) {
-			Type *at = argt[k];
-			Node *arg = e->list;
-			for (int j = 0; j < k; j++)
-				arg = arg->next;
-			if (pass == 0) {
-				ok = at == p->type || (p->type->kind == TY_NULLABLE && (at == p->type->elem || at->kind == TY_NULL));
-				continue;
-			}
-			if (is_int_literal(arg) && type_is_numeric(type_strip(p->type)))
-				continue;
-			ok = assignable(at, p->type);
-		}
-		if (!ok)
-			continue;
-		/* Re-type literal arguments for the chosen overload. */
-		k = 0;
-		Node *arg = e->list;
-		for (Node *p = d->list; p; p = p->next, arg = arg->next, k++)
-			if (is_int_literal(arg))
-				check_expr(arg, p->type);
-		e->decl = d;
-		return d->type;
-	}
-	/* No overload fits: describe what exists. */
-	size_t cap = 256, len = 0;
-	char *hint = xmalloc(cap);
-	hint[0] = '\0';
-	for (Symbol *o = fn; o; o = o->overload) {
-		char sig[512];
-		size_t sl = 0;
-		sl += (size_t)snprintf(sig, sizeof sig, "%s%s(", o == fn ? "" : "; ", o->name);
-		for (Node *p = o->decl->list; p && sl < sizeof sig; p = p->next)
-			sl += (size_t)snprintf(sig + sl, sizeof sig - sl, "%s%s: %s", p == o->decl->list ? "" : ", ",
-			                       p->name, type_str(p->type));
-		if (sl < sizeof sig)
-			snprintf(sig + sl, sizeof sig - sl, ") -> %s", type_str(o->decl->type));
-		if (len + strlen(sig) + 16 > cap)
-			hint = xrealloc(hint, cap = (len + strlen(sig) + 16) * 2);
-		len += (size_t)snprintf(hint + len, cap - len, "%s", sig);
-	}
-	char args[512];
-	size_t al = 0;
-	args[0] = '\0';
-	for (int k = 0; k < nargs && al < sizeof args; k++)
-		al += (size_t)snprintf(args + al, sizeof args - al, "%s%s", k ? ", " : "", type_str(argt[k]));
-	error_hint(e->span, hint, "no version of '%s' takes (%s)", e->name, args);
-	return ty_error;
-}
-
-static Type *check_binary(Node *e, Type *hint)
-{
-	int op = e->op;
-	if (op == OP_AND || op == OP_OR) {
-		check_as(e->a, ty_bool, op == OP_AND ? "operand of 'and'" : "operand of 'or'");
-		int saved = nfacts;
-		add_facts(e->a, op == OP_AND);
-		check_as(e->b, ty_bool, op == OP_AND ? "operand of 'and'" : "operand of 'or'");
-		nfacts = saved;
-		return ty_bool;
-	}
-	bool comparison = op >= OP_EQ && op <= OP_GE;
-	Type *ta = check_expr(e->a, comparison ? NULL : hint);
-	Type *tb = check_expr(e->b, ta);
-	if (is_int_literal(e->a) && tb != ta && type_is_numeric(type_strip(tb)))
-		ta = check_expr(e->a, tb);
-	if (ta->kind == TY_ERROR || tb->kind == TY_ERROR)
-		return comparison ? ty_bool : ty_error;
-	static const char *spell[] = { "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=" };
-
-	if (comparison) {
-		bool eq = op == OP_EQ || op == OP_NE;
-		if (eq && (ta->kind == TY_NULL || tb->kind == TY_NULL)) {
-			Type *other = ta->kind == TY_NULL ? tb : ta;
-			if (other->kind == TY_NULL)
-				return ty_bool;
-			if (other->kind != TY_NULLABLE) {
-				Node *on = ta->kind == TY_NULL ? e->b : e->a;
-				bool narrowed = on->narrowed;
-				diag_at(DIAG_WARNING, on->span, narrowed ? "it was already checked for null" : NULL,
-				        "%s is never null here; comparing it with null is always %s",
-				        type_str(other), op == OP_EQ ? "false" : "true");
-			}
-			return ty_bool;
-		}
-		Type *sa = eq ? type_strip(ta) : ta, *sb = eq ? type_strip(tb) : tb;
-		bool ok = (type_is_numeric(sa) && type_is_numeric(sb) && (sa->kind == TY_F64) == (sb->kind == TY_F64)) ||
-		          (sa == sb && (sa->kind == TY_STRING || sa->kind == TY_BYTES || sa->kind == TY_TIMESTAMP ||
-		                        sa->kind == TY_DURATION || (eq && sa->kind == TY_BOOL)));
-		if (!ok) {
-			const char *h = NULL;
-			if ((ta->kind == TY_NULLABLE || tb->kind == TY_NULLABLE) && !eq)
-				h = "give a default first: (x ?? 0) < y";
-			else if (type_is_numeric(sa) && type_is_numeric(sb))
-				h = "convert with to_f64(...)";
-			error_hint(e->span, h, "cannot compare %s %s %s", type_str(ta), spell[op], type_str(tb));
-		}
-		return ty_bool;
-	}
-
-	/* Arithmetic. */
-	if (ta->kind == TY_NULLABLE || tb->kind == TY_NULLABLE) {
-		error_hint(ta->kind == TY_NULLABLE ? e->a->span : e->b->span,
-		           "give a default with '?? value' first",
-		           "operand of '%s' may be null (%s)", spell[op],
-		           type_str(ta->kind == TY_NULLABLE ? ta : tb));
-		return ty_error;
-	}
-	if (type_is_numeric(ta) && type_is_numeric(tb)) {
-		if ((ta->kind == TY_F64) != (tb->kind == TY_F64)) {
-			error_hint(e->span, "convert the integer with to_f64(...)",
-			           "cannot mix %s and %s in '%s'", type_str(ta), type_str(tb), spell[op]);
-			return ty_error;
-		}
-		if (op == OP_MOD && ta->kind == TY_F64) {
-			error_at(e->span, "'%%' needs integers, found f64");
-			return ty_error;
-		}
-		return ta == tb ? ta : ty_i64;
-	}
-	if (op == OP_ADD && ta->kind == TY_STRING && tb->kind == TY_STRING)
-		return ty_string;
-	if (op == OP_ADD && ta->kind == TY_STRING && type_is_scalar(tb))
-		error_hint(e->b->span, "convert with to_string(...)", "cannot add %s to a string", type_str(tb));
-	else if (op == OP_ADD && tb->kind == TY_STRING && type_is_scalar(ta))
-		error_hint(e->a->span, "convert with to_string(...)", "cannot add %s to a string", type_str(ta));
-	else {
-		/* Time arithmetic. */
-		TypeKind a = ta->kind, b = tb->kind;
-		if ((op == OP_ADD || op == OP_SUB) && a == TY_TIMESTAMP && b == TY_DURATION)
-			return ty_timestamp;
-		if (op == OP_ADD && a == TY_DURATION && b == TY_TIMESTAMP)
-			return ty_timestamp;
-		if (op == OP_SUB && a == TY_TIMESTAMP && b == TY_TIMESTAMP)
-			return ty_duration;
-		if ((op == OP_ADD || op == OP_SUB) && a == TY_DURATION && b == TY_DURATION)
-			return ty_duration;
-		if ((op == OP_MUL || op == OP_DIV) && a == TY_DURATION && type_is_int(tb))
-			return ty_duration;
-		if (op == OP_MUL && type_is_int(ta) && b == TY_DURATION)
-			return ty_duration;
-		error_at(e->span, "cannot apply '%s' to %s and %s", spell[op], type_str(ta), type_str(tb));
-	}
-	return ty_error;
-}
-
-static Type *check_record(Node *e, Type *hint)
-{
-	Record *target = NULL;
-	if (e->name) {
-		Symbol *s = lookup_global(e->name, SYM_TYPE);
-		if (!s) {
-			Suggest sg = { e->name, NULL, 0 };
-			for (Symbol *g = globals; g; g = g->next)
-				if (g->kind == SYM_TYPE)
-					suggest_consider(&sg, g->name);
-			error_hint(e->name_span, did_you_mean(&sg), "unknown record type '%s'", e->name);
-			for (Node *fi = e->list; fi; fi = fi->next)
-				check_expr(fi->a, NULL);
-			return ty_error;
-		}
-		s->used = true;
-		target = s->type->rec;
-	} else if (hint && type_strip(hint)->kind == TY_RECORD) {
-		target = type_strip(hint)->rec;
-	}
-
-	/* Spreads first: they give the defaults that explicit fields override. */
-	Type *spread_type = NULL;
-	for (Node *fi = e->list; fi; fi = fi->next) {
-		if (fi->kind != N_SPREAD)
-			continue;
-		if (fi != e->list) {
-			error_hint(fi->span, "write { ...base, field: value }", "'...' must come first");
-		}
-		Type *t = check_expr(fi->a, target ? ty_record(target) : NULL);
-		if (t->kind == TY_ERROR)
-			continue;
-		if (t->kind != TY_RECORD) {
-			error_at(fi->a->span, "'...' needs a record, found %s", type_str(t));
-			continue;
-		}
-		if (spread_type) {
-			error_at(fi->span, "only one '...' per record");
-			continue;
-		}
-		spread_type = t;
-	}
-
-	if (!target && !spread_type) {
-		/* An anonymous record whose shape is its fields. */
-		int n = node_list_len(e->list);
-		Field *fields = xcalloc((size_t)(n ? n : 1), sizeof *fields);
-		int k = 0;
-		bool bad = false;
-		for (Node *fi = e->list; fi; fi = fi->next) {
-			if (fi->kind != N_FIELD_INIT)
-				continue; /* a bad spread, already reported */
-			for (int j = 0; j < k; j++)
-				if (strcmp(fields[j].name, fi->name) == 0) {
-					error_at(fi->name_span, "field '%s' is given twice", fi->name);
-					bad = true;
-				}
-			Type *t = check_expr(fi->a, NULL);
-			if (t->kind == TY_NULL) {
-				error_hint(fi->a->span, "declare a record type and construct it by name: T { ... }",
-				           "cannot infer the type of field '%s' from null", fi->name);
-				bad = true;
-			}
-			if (t->kind == TY_PAIR) {
-				error_at(fi->a->span, "a field cannot hold a pair");
-				bad = true;
-			}
-			if (t->kind == TY_ERROR)
-				bad = true;
-			fields[k].name = fi->name;
-			fields[k].span = fi->name_span;
-			fields[k].type = t;
-			k++;
-		}
-		if (bad)
-			return ty_error;
-		return anon_record(fields, k, e->span);
-	}
-
-	Record *rec = target ? target : spread_type->rec;
-	if (!target && spread_type) {
-		/* { ...base, new: x } may add fields: the result is a new shape. */
-		/*
-		 * New fields, or an override with another type, make a new
-		 * record shape; overrides that fit keep the base's type.
-		 */
-		bool extends = false;
-		for (Node *fi = e->list; fi; fi = fi->next) {
-			if (fi->kind != N_FIELD_INIT)
-				continue;
-			Field *f = record_field(rec, fi->name);
-			if (!f) {
-				extends = true;
-			} else {
-				Type *t = check_expr(fi->a, f->type);
-				if (t->kind != TY_ERROR && !assignable(t, f->type))
-					extends = true;
-			}
-		}
-		if (extends) {
-			int n = rec->nfields + node_list_len(e->list);
-			Field *fields = xcalloc((size_t)n, sizeof *fields);
-			memcpy(fields, rec->fields, sizeof *fields * (size_t)rec->nfields);
-			int k = rec->nfields;
-			bool bad = false;
-			for (Node *fi = e->list; fi; fi = fi->next) {
-				if (fi->kind != N_FIELD_INIT)
-					continue;
-				Field *f = record_field(rec, fi->name);
-				Type *t = check_expr(fi->a, f ? f->type : NULL);
-				if (t->kind == TY_ERROR || t->kind == TY_NULL) {
-					if (t->kind == TY_NULL)
-						error_at(fi->a->span, "cannot infer the type of field '%s' from null", fi->name);
-					bad = true;
-				}
-				if (f) {
-					int idx = (int)(f - rec->fields);
-					fields[idx].type = assignable(t, f->type) ? f->type : t;
-				} else {
-					fields[k].name = fi->name;
-					fields[k].span = fi->name_span;
-					fields[k].type = t;
-					k++;
-				}
-			}
-			if (bad)
-				return ty_error;
-			return anon_record(fields, k, e->span);
-		}
-	}
-	if (spread_type && spread_type->rec != rec) {
-		error_at(e->list->a->span, "'...' of %s into a %s record", type_str(spread_type), rec->name);
-		return ty_error;
-	}
-
-	/* A record of a known type: every non-nullable field must be given. */
-	bool *given = xcalloc((size_t)(rec->nfields ? rec->nfields : 1), sizeof *given);
-	for (Node *fi = e->list; fi; fi = fi->next) {
-		if (fi->kind != N_FIELD_INIT)
-			continue;
-		Field *f = record_field(rec, fi->name);
-		if (!f) {
-			Suggest sg = { fi->name, NULL, 0 };
-			for (int i = 0; i < rec->nfields; i++)
-				suggest_consider(&sg, rec->fields[i].name);
-			error_hint(fi->name_span, did_you_mean(&sg), "%s has no field '%s'", type_str(ty_record(rec)),
-			           fi->name);
-			check_expr(fi->a, NULL);
-			continue;
-		}
-		int idx = (int)(f - rec->fields);
-		if (given[idx])
-			error_at(fi->name_span, "field '%s' is given twice", fi->name);
-		given[idx] = true;
-		char what[256];
-		snprintf(what, sizeof what, "field '%s'", f->name);
-		check_as(fi->a, f->type, what);
-	}
-	if (!spread_type) {
-		char missing[512];
-		size_t ml = 0;
-		int nmissing = 0;
-		for (int i = 0; i < rec->nfields; i++)
-			if (!given[i] && rec->fields[i].type->kind != TY_NULLABLE) {
-				if (ml < sizeof missing)
-					ml += (size_t)snprintf(missing + ml, sizeof missing - ml, "%s'%s'",
-					                       nmissing ? ", " : "", rec->fields[i].name);
-				nmissing++;
-			}
-		if (nmissing)
-			error_hint(e->span, "fields of a nullable type (T?) may be left out; they are null",
-			           "missing %s %s in %s", nmissing == 1 ? "field" : "fields", missing, rec->name);
-	}
-	xfree(given);
-	e->decl = NULL;
-	return ty_record(rec);
-}
-
-static Type *check_expr(Node *e, Type *hint)
-{
-	Type *t = ty_error;
-	switch (e->kind) {
-	case N_INT: t = check_int_literal(e, hint); break;
-	case N_FLOAT: t = ty_f64; break;
-	case N_STR: t = hint && type_strip(hint)->kind == TY_BYTES ? ty_bytes : ty_string; break;
-	case N_BOOL: t = ty_bool; break;
-	case N_NULL: t = ty_null; break;
-	case N_DURATION: t = ty_duration; break;
-	case N_IDENT: t = check_ident(e); break;
-	case N_UNDERSCORE:
-		error_hint(e->span, "'_' only names a lambda parameter you do not use", "'_' is not a value");
-		break;
-	case N_FIELD: t = check_field(e); break;
-	case N_INDEX: {
-		Type *at = check_expr(e->a, NULL);
-		check_as(e->b, ty_i64, "an index");
-		if (at->kind == TY_ARRAY)
-			t = at->elem;
-		else if (at->kind != TY_ERROR)
-			error_at(e->a->span, "only arrays can be indexed, found %s", type_str(at));
-		break;
-	}
-	case N_CALL: t = check_call(e); break;
-	case N_UNARY:
-		if (e->op == OP_NOT) {
-			check_as(e->a, ty_bool, "operand of 'not'");
-			t = ty_bool;
-		} else {
-			t = check_expr(e->a, hint);
-			if (!type_is_numeric(t) && t->kind != TY_DURATION && t->kind != TY_ERROR) {
-				error_at(e->span, "cannot negate %s", type_str(t));
-				t = ty_error;
-			}
-		}
-		break;
-	case N_BINARY: t = check_binary(e, hint); break;
-	case N_COALESCE: {
-		Type *ta = check_expr(e->a, hint);
-		if (ta->kind == TY_ERROR) {
-			check_expr(e->b, NULL);
-			break;
-		}
-		if (ta->kind != TY_NULLABLE) {
-			error_hint(e->a->span, "drop the '?\? ...'", "%s is never null here, so '?\?' has no effect",
-			           type_str(ta));
-			check_expr(e->b, ta);
-			t = ta;
-			break;
-		}
-		Type *tb = check_expr(e->b, ta->elem);
-		if (assignable(tb, ta->elem))
-			t = ta->elem;
-		else if (assignable(tb, ta))
-			t = ta;
-		else
-			error_at(e->b->span, "default for %s must be %s, found %s", type_str(ta), type_str(ta->elem),
-			         type_str(tb));
-		break;
-	}
-	case N_IF: {
-		check_as(e->a, ty_bool, "condition of 'if'");
-		int saved = nfacts;
-		add_facts(e->a, true);
-		Type *tb = check_expr(e->b, hint);
-		nfacts = saved;
-		add_facts(e->a, false);
-		Type *tc = check_expr(e->c, tb->kind == TY_NULL ? hint : tb);
-		nfacts = saved;
-		if (is_int_literal(e->b) && tc != tb && type_is_numeric(type_strip(tc)))
-			tb = check_expr(e->b, tc);
-		/* if c then { ... } else Named { ... }: the literal is Named too. */
-		if (tb->kind == TY_RECORD && tb->rec->anonymous && type_strip(tc)->kind == TY_RECORD &&
-		    !type_strip(tc)->rec->anonymous && e->b->kind == N_RECORD) {
-			add_facts(e->a, true);
-			tb = check_expr(e->b, tc);
-			nfacts = saved;
-		}
-		t = unify(tb, tc);
-		if (!t) {
-			error_at(e->span, "the branches of 'if' have different types: %s and %s", type_str(tb),
-			         type_str(tc));
-			t = ty_error;
-		} else if (t->kind == TY_NULL) {
-			error_at(e->span, "both branches of 'if' are null");
-			t = ty_error;
-		}
-		break;
-	}
-	case N_TUPLE: {
-		int n = node_list_len(e->list);
-		if (n != 2) {
-			error_hint(e->span, "use a record for more than two values", "a tuple is a (key, value) pair");
-			break;
-		}
-		Type *hk = hint && hint->kind == TY_PAIR ? hint->key : NULL;
-		Type *hv = hint && hint->kind == TY_PAIR ? hint->val : NULL;
-		Type *k = check_expr(e->list, hk);
-		Type *v = check_expr(e->list->next, hv);
-		if (k->kind == TY_NULL || v->kind == TY_NULL) {
-			error_at(e->span, "cannot infer a type from null; use a typed value");
-			break;
-		}
-		t = ty_pair(k, v);
-		break;
-	}
-	case N_RECORD: t = check_record(e, hint); break;
-	case N_ARRAY: {
-		Type *elem_hint = hint && type_strip(hint)->kind == TY_ARRAY ? type_strip(hint)->elem : NULL;
-		Type *elem = elem_hint;
-		bool first = true;
-		for (Node *x = e->list; x; x = x->next) {
-			Type *xt = check_expr(x, elem);
-			if (!first && !elem_hint && elem && elem->kind == TY_RECORD && elem->rec->anonymous &&
-			    xt->kind == TY_RECORD && !xt->rec->anonymous) {
-				/* [{ ... }, Named { ... }]: the earlier literals are Named too. */
-				for (Node *y = e->list; y != x; y = y->next)
-					check_expr(y, xt);
-				elem = xt;
-				for (Node *y = e->list; y != x; y = y->next)
-					if (!assignable(y->type, elem))
-						error_at(y->span, "array elements must all be %s, found %s", type_str(elem),
-						         type_str(y->type));
-			}
-			if (first && !elem_hint) {
-				elem = xt;
-			} else if (elem && !assignable(xt, elem)) {
-				Type *u = unify(elem, xt);
-				if (u && !elem_hint) {
-					elem = u;
-				} else {
-					error_at(x->span, "array elements must all be %s, found %s", type_str(elem), type_str(xt));
-				}
-			}
-			first = false;
-		}
-		if (!elem) {
-			error_hint(e->span, "an empty array needs a known type, e.g. as a field or a function argument",
-			           "cannot infer the type of []");
-			break;
-		}
-		if (elem->kind == TY_NULL) {
-			error_at(e->span, "cannot infer the element type of an array of nulls");
-			break;
-		}
-		t = ty_array(elem);
-		break;
-	}
-	case N_COMPREHENSION: {
-		Type *at = check_expr(e->b, NULL);
-		Type *elem = ty_error;
-		if (at->kind == TY_ARRAY)
-			elem = at->elem;
-		else if (at->kind != TY_ERROR)
-			error_at(e->b->span, "'for ... in' needs an array, found %s", type_str(at));
-		Symbol *var = sym_new(SYM_VAR, e->name, e->name_span);
-		var->type = elem;
-		var->next = locals;
-		Symbol *saved_locals = locals;
-		locals = var;
-		e->sym = var;
-		int saved = nfacts;
-		if (e->c) {
-			check_as(e->c, ty_bool, "the 'if' of a comprehension");
-			add_facts(e->c, true);
-		}
-		Type *hint_elem = hint && type_strip(hint)->kind == TY_ARRAY ? type_strip(hint)->elem : NULL;
-		Type *xt = check_expr(e->a, hint_elem);
-		nfacts = saved;
-		locals = saved_locals;
-		if (xt->kind == TY_NULL)
-			error_at(e->a->span, "cannot infer the element type from null");
-		else if (xt->kind != TY_ERROR)
-			t = ty_array(xt);
-		break;
-	}
-	case N_LET: {
-		Type *vt = check_expr(e->a, NULL);
-		if (vt->kind == TY_NULL) {
-			error_hint(e->a->span, "write the type it should have, e.g. if c then x else null",
-			           "cannot infer the type of '%s' from null", e->name);
-			vt = ty_error;
-		}
-		Symbol *var = sym_new(SYM_VAR, e->name, e->name_span);
-		var->type = vt;
-		var->next = locals;
-		Symbol *saved_locals = locals;
-		locals = var;
-		e->sym = var;
-		t = check_expr(e->b, hint);
-		locals = saved_locals;
-		if (!var->used)
-			warning_at(e->name_span, "'%s' is never used", e->name);
-		break;
-	}
-	case N_LAMBDA:
-		error_hint(e->span, "pass it to an operator such as filter(...) or map_values(...)",
-		           "a lambda cannot be used as a value here");
-		break;
-	case N_PIPE:
-		error_hint(e->span, "bind it with 'stream name = ...;' or end it with '|> to \"topic\"'",
-		           "a stream cannot be used as a value");
-		break;
-	default:
-		error_at(e->span, "expected an expression");
-		break;
-	}
-	e->type = t;
-	return t;
-}
-
-/* ------------------------------------------------------------------ */
-/* Lambdas and operators                                               */
-/* ------------------------------------------------------------------ */
-
-/*
- * Binds a lambda's parameters, by position, to the given types, checks its
- * body against hint and warns about unused parameters.  The caller has
- * checked the parameter count.  Returns the body's type, or NULL if a
- * parameter is not a name.
- */
-static Type *check_lambda_body(Node *lam, Type *const *param_types, Type *hint)
-{
-	Symbol *saved = locals;
-	int i = 0;
-	for (Node *p = lam->list; p; p = p->next, i++) {
-		if (p->kind == N_UNDERSCORE)
-			continue;
-		if (p->kind != N_IDENT) {
-			error_at(p->span, "a lambda parameter must be a name or _");
-			locals = saved;
-			return NULL;
-		}
-		Symbol *sym = sym_new(SYM_VAR, p->name, p->span);
-		sym->type = param_types[i];
-		sym->next = locals;
-		locals = sym;
-		p->sym = sym;
-	}
-	int saved_facts = nfacts;
-	Type *t = check_expr(lam->a, hint);
-	nfacts = saved_facts;
-	for (Node *p = lam->list; p; p = p->next)
-		if (p->sym && !p->sym->used)
-			warning_at(p->span, "parameter '%s' is never used; name it _", p->name);
-	locals = saved;
-	lam->type = t;
-	return t;
-}
-
-/*
- * Binds a lambda's parameters to the record's key and value (one parameter:
- * the value; two: key and value) and checks its body.  Returns the body's
- * type, or NULL if the lambda is malformed.
- */
-static Type *check_lambda(Node *lam, Type *key, Type *val, Type *hint, const char *opname)
-{
-	if (lam->kind != N_LAMBDA) {
-		error_hint(lam->span, "write a lambda such as v => ... or (k, v) => ...",
-		           "%s takes a function of the record", opname);
-		return NULL;
-	}
-	int n = node_list_len(lam->list);
-	if (n < 1 || n > 2) {
-		error_hint(lam->span, "one parameter takes the value; two take (key, value)",
-		           "a lambda for %s takes 1 or 2 parameters, not %d", opname, n);
-		return NULL;
-	}
-	int slot = 0;
-	for (Node *p = lam->list; p; p = p->next, slot++)
-		p->slot = n == 1 ? 1 : slot; /* 0: key, 1: value */
-	Type *one[] = { val }, *two[] = { key, val };
-	return check_lambda_body(lam, n == 1 ? one : two, hint);
-}
-
-/*
- * Checks a lambda whose parameters are given types in order (for reduce
- * and aggregate); `counts` lists the parameter counts allowed, and `types`
- * holds, per count, the parameters' types.
- */
-static Type *check_lambda_typed(Node *lam, int n_allowed, const int *counts, Type *const *const *types, Type *hint,
-                                const char *opname, const char *shape)
-{
-	if (lam->kind != N_LAMBDA) {
-		error_hint(lam->span, shape, "%s takes a function", opname);
-		return NULL;
-	}
-	int n = node_list_len(lam->list);
-	int which = -1;
-	for (int i = 0; i < n_allowed; i++)
-		if (counts[i] == n)
-			which = i;
-	if (which < 0) {
-		error_hint(lam->span, shape, "wrong number of parameters for %s's function", opname);
-		return NULL;
-	}
-	int slot = 0;
-	for (Node *p = lam->list; p; p = p->next, slot++)
-		p->slot = slot;
-	return check_lambda_body(lam, types[which], hint);
-}
-
-static bool parse_format(Node *f, Format *out)
+/* Reads a format name (text, json, ...) into *out; reports an unknown one. */
+bool parse_format(Node *f, Format *out)
 {
 	static const struct { const char *name; Format fmt; } formats[] = {
 		{ "bytes", FMT_BYTES }, { "text", FMT_TEXT }, { "json", FMT_JSON },
@@ -1296,7 +378,8 @@ static bool parse_format(Node *f, Format *out)
 	return false;
 }
 
-static Format default_format(Type *t)
+/* The format a key or value of type t has when none is given. */
+Format default_format(Type *t)
 {
 	switch (type_strip(t)->kind) {
 	case TY_STRING: return FMT_TEXT;
@@ -1309,7 +392,7 @@ static Format default_format(Type *t)
 }
 
 /* Checks that format f can carry values of type t. */
-static void check_format(Node *where, Format f, Type *t, const char *what)
+void check_format(Node *where, Format f, Type *t, const char *what)
 {
 	Type *s = type_strip(t);
 	bool ok;
@@ -1329,9 +412,8 @@ static void check_format(Node *where, Format f, Type *t, const char *what)
 	}
 }
 
-static void check_topic_name(const char *topic, size_t len, Span span);
-
-static Policy parse_policy(Node *p)
+/* Reads an error policy (fail, skip, dlq "topic"); reports a bad one, which reads as fail. */
+Policy parse_policy(Node *p)
 {
 	if (strcmp(p->name, "fail") == 0 && !p->str)
 		return POLICY_FAIL;
@@ -1349,725 +431,8 @@ static Policy parse_policy(Node *p)
 	return POLICY_FAIL;
 }
 
-static Format default_format(Type *t);
-
-static const char *stateful_ops[] = {
-	"join", "left_join", "outer_join", "window",
-};
-
-static const char *known_ops[] = {
-	"filter", "filter_not", "map", "map_values", "flat_map", "flat_map_values",
-	"select_key", "peek", "merge", "repartition", "group_by_key", "group_by", "count",
-	"reduce", "aggregate", "to_stream", "to_table",
-};
-
-/* The stream being defined (stream NAME = ...), to name repartition topics. */
-static const char *binding_name;
-static int repartitions;
-
-static void check_topic_name(const char *topic, size_t len, Span span);
-
-static IrNode *check_sink(IrNode *parent, Node *to)
-{
-	IrNode *sink = ir_new(topo, IR_SINK, to->span);
-	ir_link(parent, sink);
-	sink->key = parent->key;
-	sink->val = parent->val;
-	Node *target = to->a;
-	if (target->kind == N_STR) {
-		target->type = ty_string;
-		sink->topic = xstrndup(target->str, target->len);
-		check_topic_name(target->str, target->len, target->span);
-		for (int i = 0; i < topo->nsources; i++)
-			if (strcmp(topo->sources[i]->topic, sink->topic) == 0)
-				warning_at(target->span, "topic \"%s\" is also read by stream '%s': records will loop",
-				           sink->topic, topo->sources[i]->name);
-	} else if (target->kind == N_LAMBDA) {
-		Type *t = check_lambda(target, parent->key, parent->val, ty_string, "to");
-		if (t && !assignable(t, ty_string))
-			error_at(target->a->span, "a topic must be a string, found %s", type_str(t));
-		sink->lambda = target;
-	} else {
-		error_hint(target->span, "write to \"topic\" or to (k, v) => expression",
-		           "'to' needs a topic name or a function choosing one");
-		check_expr(target, NULL);
-	}
-	sink->key_format = default_format(parent->key);
-	sink->value_format = default_format(parent->val);
-	if (to->fmt_key && parse_format(to->fmt_key, &sink->key_format))
-		check_format(to->fmt_key, sink->key_format, parent->key, "key");
-	if (to->fmt_value && parse_format(to->fmt_value, &sink->value_format))
-		check_format(to->fmt_value, sink->value_format, parent->val, "value");
-	return sink;
-}
-
-/*
- * repartition([name]): the records go through an internal topic,
- * <app-id>-<name>-repartition, partitioned by their (new) key; what follows
- * is a new sub-topology reading it back.  In the IR that is a sink in the
- * parent's pipeline and an internal source.
- */
-static IrNode *check_repartition(IrNode *parent, Node *step)
-{
-	int nargs = node_list_len(step->list);
-	const char *name = NULL;
-	char auto_name[64];
-	Span at = step->span;
-	if (nargs > 1 || (nargs == 1 && step->list->kind != N_STR)) {
-		error_hint(step->span, "write repartition() or repartition(\"name\")",
-		           "repartition takes an optional topic name");
-		return NULL;
-	}
-	repartitions++;
-	if (nargs == 1) {
-		name = xstrndup(step->list->str, step->list->len);
-		at = step->list->span;
-		step->list->type = ty_string;
-	} else if (binding_name) {
-		name = binding_name;
-	} else {
-		snprintf(auto_name, sizeof auto_name, "repartition-%d", repartitions);
-		name = auto_name;
-	}
-	char *topic = xasprintf("%s-%s-repartition", topo->app_id ? topo->app_id : "app", name);
-	check_topic_name(topic, strlen(topic), at);
-	for (int i = 0; i < topo->nsources; i++)
-		if (strcmp(topo->sources[i]->topic, topic) == 0) {
-			error_hint(at, "give it another name: repartition(\"name\")",
-			           "the repartition topic \"%s\" is already used", topic);
-			return NULL;
-		}
-	IrNode *sink = ir_new(topo, IR_SINK, step->span);
-	ir_link(parent, sink);
-	sink->key = parent->key;
-	sink->val = parent->val;
-	sink->topic = topic;
-	sink->internal = true;
-	sink->key_format = default_format(parent->key);
-	sink->value_format = default_format(parent->val);
-	IrNode *src = ir_new(topo, IR_SOURCE, step->span);
-	src->key = parent->key;
-	src->val = parent->val;
-	src->topic = topic;
-	src->internal = true;
-	src->name = xasprintf("repartition_%d", src->index);
-	src->key_format = sink->key_format;
-	src->value_format = sink->value_format;
-	src->policy = POLICY_DEFAULT;
-	sink->peer = src;
-	src->peer = sink;
-	return src;
-}
-
-static IrNode *check_repartition(IrNode *parent, Node *step);
-
-/* A node carrying on from parent with the same records. */
-static IrNode *follow(IrNode *parent, IrKind kind, Span span)
-{
-	IrNode *n = ir_new(topo, kind, span);
-	n->key = parent->key;
-	n->val = parent->val;
-	n->key_changed = parent->key_changed;
-	ir_link(parent, n);
-	return n;
-}
-
-/*
- * Gives node n (an aggregation, or a table that keeps its values) a state
- * store, named after the table being bound (table name = ...) or store-N.
- */
-static void add_store(IrNode *n)
-{
-	const char *name = binding_name;
-	char auto_name[32];
-	if (!name) {
-		snprintf(auto_name, sizeof auto_name, "store-%d", topo->nstores + 1);
-		name = auto_name;
-	}
-	n->store = topo->nstores;
-	n->has_store = true;
-	topo->stores = xrealloc(topo->stores, sizeof *topo->stores * (size_t)(topo->nstores + 1));
-	topo->stores[topo->nstores++] = (Store){ .name = xstrdup(name), .node = n };
-}
-
-/* "stream", "table", "grouped stream", ...: what a node's records are, for messages. */
-static const char *node_what(IrNode *n)
-{
-	if (n->cogrouped)
-		return "cogroup";
-	if (n->grouped)
-		return n->group_table ? "grouped table" : "grouped stream";
-	return n->table ? "table" : "stream";
-}
-
-/*
- * group_by((k, v) => (key, value)) on a table: each change of the table is
- * re-keyed, its old value to be subtracted from its group and its new value
- * added to its own, through an internal topic whose records carry changes
- * (the value layout in runtime.h); what follows is a grouped table.
- */
-static IrNode *check_regroup(IrNode *parent, Node *step, int nargs)
-{
-	if (nargs != 1) {
-		error_hint(step->span, "write group_by((k, v) => (new_key, value))", "group_by takes 1 argument, got %d",
-		           nargs);
-		return NULL;
-	}
-	Type *t = check_lambda(step->list, parent->key, parent->val, NULL, "group_by");
-	if (!t)
-		return NULL;
-	if (t->kind != TY_PAIR) {
-		if (t->kind != TY_ERROR)
-			error_hint(step->list->a->span,
-			           "return the group's key and the value to aggregate: group_by((k, v) => (v.region, k))",
-			           "group_by on a table must produce a (key, value) pair, found %s", type_str(t));
-		return NULL;
-	}
-	IrNode *rg = ir_new(topo, IR_REGROUP, step->span);
-	ir_link(parent, rg);
-	rg->lambda = step->list;
-	/* Null keys and values are dropped (as Kafka Streams does) before the topic. */
-	rg->key = type_strip(t->key);
-	rg->val = type_strip(t->val);
-	Node fake = *step;
-	fake.list = NULL;
-	IrNode *src = check_repartition(rg, &fake);
-	if (!src)
-		return NULL;
-	src->change = src->peer->change = true;
-	src->value_format = src->peer->value_format = FMT_BYTES;
-	IrNode *g = follow(src, IR_GROUP, step->span);
-	g->grouped = true;
-	g->group_table = true;
-	return g;
-}
-
-/*
- * to_table(): a stream's latest value per key, kept in a store; a null
- * value deletes its key and records with a null key are dropped, as in
- * Kafka Streams.  After a key change the records are repartitioned first.
- */
-static IrNode *check_to_table(IrNode *parent, Node *step, int nargs)
-{
-	if (parent->table || parent->grouped || parent->cogrouped) {
-		error_hint(step->name_span,
-		           parent->table ? "it is a table already" : "aggregate it first: count(), reduce(...) or aggregate(...)",
-		           "to_table needs a stream, and this is a %s", node_what(parent));
-		return NULL;
-	}
-	if (nargs != 0) {
-		error_at(step->span, "to_table takes no arguments");
-		return NULL;
-	}
-	IrNode *from = parent;
-	if (from->key_changed) {
-		Node fake = *step;
-		fake.list = NULL;
-		from = check_repartition(from, &fake);
-		if (!from)
-			return NULL;
-	}
-	IrNode *n = ir_new(topo, IR_TO_TABLE, step->span);
-	ir_link(from, n);
-	n->key = type_strip(from->key);
-	n->val = type_strip(from->val);
-	n->table = true;
-	n->may_delete = from->val->kind == TY_NULLABLE;
-	add_store(n);
-	return n;
-}
-
-/*
- * Checks an aggregation's adder or subtractor (fn), whose parameters are
- * (v, acc) or (k, v, acc) for aggregate and count, (acc, v) or
- * (k, acc, v) for reduce; it must give the accumulator type.
- */
-static void check_folder(Node *fn, bool is_reduce, Type *key, Type *v, Type *acc, const char *role)
-{
-	static const int counts[] = { 2, 3 };
-	Type *two_agg[] = { v, acc }, *three_agg[] = { key, v, acc };
-	Type *two_red[] = { acc, v }, *three_red[] = { key, acc, v };
-	Type *const *agg_types[] = { two_agg, three_agg };
-	Type *const *red_types[] = { two_red, three_red };
-	const char *op = is_reduce ? "reduce" : "aggregate";
-	char shape[160];
-	if (is_reduce)
-		snprintf(shape, sizeof shape, "write the %s as (acc, v) => ... or (k, acc, v) => ...", role);
-	else
-		snprintf(shape, sizeof shape, "write the %s as (v, acc) => new_acc or (k, v, acc) => new_acc", role);
-	Type *t = check_lambda_typed(fn, 2, counts, is_reduce ? red_types : agg_types, acc, op, shape);
-	if (!t || assignable(t, acc))
-		return;
-	if (is_reduce)
-		error_hint(fn->a->span, "reduce combines values of one type into one of that type",
-		           "reduce's %s must produce %s, found %s", role, type_str(acc), type_str(t));
-	else
-		error_hint(fn->a->span, xasprintf("the %s returns the new accumulator, of the initial value's type", role),
-		           "accumulator type mismatch: the initial value is %s, the %s gives %s", type_str(acc), role,
-		           type_str(t));
-}
-
-/* Checks aggregate's initial value; returns the accumulator type (ty_error if unusable). */
-static Type *check_initial(Node *init)
-{
-	Type *acc = check_expr(init, NULL);
-	if (acc->kind == TY_NULL || acc->kind == TY_PAIR || acc->kind == TY_NULLABLE) {
-		error_hint(init->span, "write a typed value, e.g. a record: Stats { n: 0, sum: 0 }",
-		           "cannot use %s as an accumulator", type_str(acc));
-		return ty_error;
-	}
-	return acc;
-}
-
-/*
- * count / reduce / aggregate.  On a grouped stream they fold each record
- * into its key's value (adders only); on a grouped table each change takes
- * the old value out of its group (the subtractor) and adds the new one
- * (the adder); after cogroup, aggregate(init) folds each grouped stream's
- * records in with that stream's adder.  The result is a table with a store.
- */
-static IrNode *check_aggregation(IrNode *parent, Node *step, const char *op, int nargs)
-{
-	bool is_count = strcmp(op, "count") == 0, is_reduce = strcmp(op, "reduce") == 0;
-	if (parent->cogrouped && strcmp(op, "aggregate") != 0) {
-		error_hint(step->name_span, "aggregate a cogroup with aggregate(initial); each grouped stream brings its adder",
-		           "%s cannot follow cogroup", op);
-		return NULL;
-	}
-	if (!parent->grouped && !parent->cogrouped) {
-		if (parent->table)
-			error_hint(step->name_span, "group it first: group_by((k, v) => (new_key, value))",
-			           "%s needs a grouped table, and this is a table", op);
-		else
-			error_hint(step->name_span, "group the records first: group_by_key() or group_by((k, v) => key)",
-			           "%s needs a grouped stream, and this is a stream", op);
-		return NULL;
-	}
-	bool table_side = parent->group_table;
-	IrNode *n = ir_new(topo, IR_AGGREGATE, step->span);
-	ir_link(parent, n);
-	n->key = type_strip(parent->key); /* null keys never reach a table */
-	n->table = true;
-	add_store(n);
-	Type *v = type_strip(parent->val);
-	/* Arguments: count(); reduce(add[, sub]); aggregate(init, add[, sub]); aggregate(init) after cogroup. */
-	int adders = is_count ? 0 : 1;
-	int want = (is_count ? 0 : is_reduce ? 1 : 2) + (table_side && !is_count ? 1 : 0);
-	if (parent->cogrouped)
-		want = 1;
-	if (is_count) {
-		n->agg_kind = AGG_COUNT;
-		n->val = ty_i64;
-		if (nargs != 0)
-			error_at(step->span, "count takes no arguments");
-		return n;
-	}
-	n->agg_kind = is_reduce ? AGG_REDUCE : AGG_AGGREGATE;
-	n->val = is_reduce ? v : ty_error;
-	if (nargs != want) {
-		Node *extra = step->list;
-		for (int i = 0; extra && i < want; i++)
-			extra = extra->next;
-		if (parent->cogrouped)
-			error_hint(step->span, "the adders are given with each grouped stream in cogroup(...)",
-			           "aggregate after cogroup takes only the initial value, got %d arguments", nargs);
-		else if (!table_side && nargs == want + 1)
-			error_hint(extra->span,
-			           is_reduce ? "write reduce((acc, v) => ...)" : "write aggregate(initial, (v, acc) => ...)",
-			           "a subtractor is only for grouped tables, and this is a grouped stream");
-		else if (table_side && nargs == want - 1)
-			error_hint(step->name_span,
-			           is_reduce ? "write reduce((acc, v) => add, (acc, v) => subtract): a change takes the old value out of its group and adds the new one"
-			                     : "write aggregate(initial, (v, acc) => add, (v, acc) => subtract): a change takes the old value out of its group and adds the new one",
-			           "%s on a grouped table needs a subtractor", op);
-		else if (is_reduce)
-			error_hint(step->span, table_side ? "write reduce((acc, v) => ..., (acc, v) => ...)" : "write reduce((acc, v) => ...)",
-			           "reduce takes %d argument%s, got %d", want, want == 1 ? "" : "s", nargs);
-		else
-			error_hint(step->span,
-			           table_side ? "write aggregate(initial, (v, acc) => ..., (v, acc) => ...)" : "write aggregate(initial, (v, acc) => ...)",
-			           "aggregate takes %d arguments (an initial value, an adder%s), got %d", want,
-			           table_side ? " and a subtractor" : "", nargs);
-		return n;
-	}
-	Node *arg = step->list;
-	Type *acc = v;
-	if (!is_reduce) {
-		n->init = arg;
-		acc = check_initial(arg);
-		n->val = acc;
-		arg = arg->next;
-	}
-	if (parent->cogrouped) {
-		for (int i = 0; i < parent->nparents; i++)
-			check_folder(parent->adders[i], false, n->key, type_strip(parent->parents[i]->val), acc, "adder");
-		return n;
-	}
-	(void)adders;
-	n->lambda = arg;
-	check_folder(arg, is_reduce, n->key, v, acc, "adder");
-	if (table_side) {
-		n->subtractor = arg->next;
-		check_folder(arg->next, is_reduce, n->key, v, acc, "subtractor");
-	}
-	return n;
-}
-
-/*
- * group_by_key(), group_by(f), count(), reduce(...), aggregate(...),
- * to_stream(), to_table(): grouping makes a grouped stream (or, from a
- * table, a grouped table), which only an aggregation may follow; an
- * aggregation or to_table makes a table (a store, updated per record),
- * which to_stream() turns back into a stream of its changes.
- */
-static IrNode *check_grouping(IrNode *parent, Node *step, const char *op, int nargs)
-{
-	bool is_group = strcmp(op, "group_by_key") == 0 || strcmp(op, "group_by") == 0;
-	if (strcmp(op, "to_stream") == 0) {
-		if (!parent->table) {
-			error_hint(step->name_span, "to_stream() turns a table's updates into a stream",
-			           "to_stream needs a table, and this is a %s", node_what(parent));
-			return NULL;
-		}
-		if (nargs != 0) {
-			error_at(step->span, "to_stream takes no arguments");
-			return NULL;
-		}
-		IrNode *n = follow(parent, IR_TO_STREAM, step->span);
-		/* A deleted key is a record with a null value (a tombstone). */
-		if (parent->may_delete)
-			n->val = ty_nullable(parent->val);
-		n->key_changed = false;
-		return n;
-	}
-	if (strcmp(op, "to_table") == 0)
-		return check_to_table(parent, step, nargs);
-	if (is_group) {
-		if (parent->table && strcmp(op, "group_by") == 0)
-			return check_regroup(parent, step, nargs);
-		if (parent->table || parent->grouped || parent->cogrouped) {
-			error_hint(step->name_span,
-			           parent->table ? "a table is grouped with group_by((k, v) => (key, value))" : NULL,
-			           "%s needs a stream, and this is a %s", op, node_what(parent));
-			return NULL;
-		}
-		IrNode *from = parent;
-		if (strcmp(op, "group_by") == 0) {
-			/* group_by(f) is select_key(f), then a repartition. */
-			if (nargs != 1) {
-				error_hint(step->span, "write group_by((k, v) => new_key)", "group_by takes 1 argument, got %d",
-				           nargs);
-				return NULL;
-			}
-			IrNode *sk = follow(parent, IR_SELECT_KEY, step->span);
-			sk->lambda = step->list;
-			Type *t = check_lambda(step->list, parent->key, parent->val, NULL, "group_by");
-			if (t && (t->kind == TY_NULL || t->kind == TY_PAIR)) {
-				error_at(step->list->a->span, "group_by cannot produce %s", type_str(t));
-				t = ty_error;
-			}
-			sk->key = t ? t : ty_error;
-			sk->key_changed = true;
-			from = sk;
-		} else if (nargs != 0) {
-			error_at(step->span, "group_by_key takes no arguments");
-			return NULL;
-		}
-		if (from->key_changed) {
-			/* Records must meet their key's partition: repartition, as Kafka Streams does. */
-			Node fake = *step;
-			fake.list = NULL;
-			from = check_repartition(from, &fake);
-			if (!from)
-				return NULL;
-		}
-		IrNode *g = follow(from, IR_GROUP, step->span);
-		g->grouped = true;
-		return g;
-	}
-	return check_aggregation(parent, step, op, nargs);
-}
-
-/*
- * cogroup(g1, add1, g2, add2, ...): grouped streams with one key type,
- * each with the adder that folds its records into the shared accumulator;
- * only aggregate(initial) may follow, which checks the adders (their
- * accumulator type is the initial value's).
- */
-static IrNode *check_cogroup(Node *e)
-{
-	int nargs = node_list_len(e->list);
-	if (nargs == 0 || nargs % 2 != 0) {
-		error_hint(e->span, "write cogroup(a |> group_by_key(), (v, acc) => ..., b |> group_by_key(), (v, acc) => ...)",
-		           "cogroup takes pairs of a grouped stream and its adder");
-		return NULL;
-	}
-	IrNode *cg = ir_new(topo, IR_COGROUP, e->span);
-	cg->cogrouped = true;
-	cg->adders = xcalloc((size_t)nargs / 2, sizeof *cg->adders);
-	bool ok = true;
-	Span first_span = e->list->span;
-	for (Node *a = e->list; a; a = a->next->next) {
-		IrNode *g = check_stream(a);
-		if (!g) {
-			ok = false;
-			continue;
-		}
-		if (!g->grouped || g->group_table) {
-			error_hint(a->span, "group it: s |> group_by_key() or s |> group_by((k, v) => key)",
-			           "cogroup needs grouped streams, and this is a %s", node_what(g));
-			ok = false;
-			continue;
-		}
-		Type *k = type_strip(g->key);
-		if (cg->key && k != cg->key && k->kind != TY_ERROR && cg->key->kind != TY_ERROR) {
-			error_at(a->span, "cogroup needs one key type: this grouped stream is keyed by %s, the first by %s",
-			         type_str(k), type_str(cg->key));
-			note_at(first_span, "the first grouped stream");
-			ok = false;
-			continue;
-		}
-		if (!cg->key)
-			cg->key = k;
-		if (a->next->kind != N_LAMBDA) {
-			error_hint(a->next->span, "write (v, acc) => new_acc or (k, v, acc) => new_acc",
-			           "cogroup needs an adder after each grouped stream");
-			ok = false;
-			continue;
-		}
-		cg->adders[cg->nparents] = a->next;
-		ir_link(g, cg);
-	}
-	if (!ok)
-		return NULL;
-	cg->val = ty_error; /* nothing flows out but through aggregate */
-	e->ir = cg;
-	return cg;
-}
-
-/* Checks one pipeline step applied to parent; returns the new node. */
-static IrNode *check_step(IrNode *parent, Node *step)
-{
-	if (step->kind == N_TO) {
-		if (parent->table || parent->grouped || parent->cogrouped) {
-			error_hint(step->name_span,
-			           parent->table ? "write a table's updates with to_stream() |> to \"topic\""
-			           : parent->cogrouped ? "aggregate it first: cogroup(...) |> aggregate(initial)"
-			                               : "aggregate it first: count(), reduce(...) or aggregate(...)",
-			           "'to' needs a stream, and this is a %s", node_what(parent));
-			return NULL;
-		}
-		return check_sink(parent, step);
-	}
-	assert(step->kind == N_OP);
-	const char *op = step->name;
-	int nargs = node_list_len(step->list);
-	IrKind kind;
-	if (strcmp(op, "group_by_key") == 0 || strcmp(op, "group_by") == 0 || strcmp(op, "count") == 0 ||
-	    strcmp(op, "reduce") == 0 || strcmp(op, "aggregate") == 0 || strcmp(op, "to_stream") == 0 ||
-	    strcmp(op, "to_table") == 0)
-		return check_grouping(parent, step, op, nargs);
-	/* filter, filter_not and map_values work on a table's changes too. */
-	bool table_op = parent->table && (strcmp(op, "filter") == 0 || strcmp(op, "filter_not") == 0 ||
-	                                  strcmp(op, "map_values") == 0);
-	if ((parent->table && !table_op) || parent->grouped || parent->cogrouped) {
-		error_hint(step->name_span,
-		           parent->table ? "turn it into a stream first: to_stream()"
-		           : parent->cogrouped ? "aggregate it: cogroup(...) |> aggregate(initial)"
-		                               : "aggregate it first: count(), reduce(...) or aggregate(...)",
-		           "%s needs a stream, and this is a %s", op, node_what(parent));
-		return NULL;
-	}
-	if (strcmp(op, "filter") == 0) kind = IR_FILTER;
-	else if (strcmp(op, "filter_not") == 0) kind = IR_FILTER_NOT;
-	else if (strcmp(op, "map") == 0) kind = IR_MAP;
-	else if (strcmp(op, "map_values") == 0) kind = IR_MAP_VALUES;
-	else if (strcmp(op, "flat_map") == 0) kind = IR_FLAT_MAP;
-	else if (strcmp(op, "flat_map_values") == 0) kind = IR_FLAT_MAP_VALUES;
-	else if (strcmp(op, "select_key") == 0) kind = IR_SELECT_KEY;
-	else if (strcmp(op, "peek") == 0) kind = IR_PEEK;
-	else if (strcmp(op, "merge") == 0) kind = IR_MERGE;
-	else if (strcmp(op, "repartition") == 0)
-		return check_repartition(parent, step);
-	else {
-		for (size_t i = 0; i < sizeof stateful_ops / sizeof stateful_ops[0]; i++)
-			if (strcmp(op, stateful_ops[i]) == 0) {
-				error_hint(step->name_span, "joins and windows are not supported yet",
-				           "'%s' needs state, which this version of stoat does not support yet", op);
-				return NULL;
-			}
-		Suggest sg = { op, NULL, 0 };
-		for (size_t i = 0; i < sizeof known_ops / sizeof known_ops[0]; i++)
-			suggest_consider(&sg, known_ops[i]);
-		if (strcmp(op, "to") == 0 || strcmp(op, "split") == 0)
-			sg.best = NULL;
-		char *hint = did_you_mean(&sg);
-		error_hint(step->name_span,
-		           hint ? hint : "operators: filter, filter_not, map, map_values, flat_map, flat_map_values, select_key, peek, merge, split, to",
-		           "unknown operator '%s'", op);
-		return NULL;
-	}
-	if (nargs != 1) {
-		error_at(step->span, "%s takes 1 argument, got %d", op, nargs);
-		return NULL;
-	}
-	Node *arg = step->list;
-	if (kind == IR_MERGE) {
-		IrNode *other = check_stream(arg);
-		if (!other)
-			return NULL;
-		if (other->key != parent->key || other->val != parent->val) {
-			error_hint(arg->span, "map both streams to the same key and value types first",
-			           "cannot merge a stream of %s -> %s into one of %s -> %s", type_str(other->key),
-			           type_str(other->val), type_str(parent->key), type_str(parent->val));
-			return NULL;
-		}
-		if (other->table || other->grouped || other->cogrouped) {
-			error_at(arg->span, "merge needs two streams");
-			return NULL;
-		}
-		IrNode *m = ir_new(topo, IR_MERGE, step->span);
-		ir_link(parent, m);
-		ir_link(other, m);
-		m->key = parent->key;
-		m->val = parent->val;
-		m->key_changed = parent->key_changed || other->key_changed;
-		return m;
-	}
-	IrNode *n = ir_new(topo, kind, step->span);
-	n->lambda = arg;
-	n->key = parent->key;
-	n->val = parent->val;
-	n->key_changed = parent->key_changed || kind == IR_MAP || kind == IR_FLAT_MAP || kind == IR_SELECT_KEY;
-	/* On a table: a change whose new value is filtered out deletes its key downstream. */
-	n->table = parent->table;
-	n->may_delete = parent->table && (parent->may_delete || kind != IR_MAP_VALUES);
-	switch (kind) {
-	case IR_FILTER:
-	case IR_FILTER_NOT: {
-		Type *t = check_lambda(arg, parent->key, parent->val, ty_bool, op);
-		if (t && !assignable(t, ty_bool))
-			error_hint(arg->a->span, t->kind == TY_NULLABLE ? "give a default: (x ?? false)" : NULL,
-			           "the predicate of %s must be bool, found %s", op, type_str(t));
-		break;
-	}
-	case IR_MAP_VALUES: {
-		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
-		if (t) {
-			if (t->kind == TY_NULL || t->kind == TY_PAIR) {
-				error_at(arg->a->span, "map_values cannot produce %s", type_str(t));
-				t = ty_error;
-			} else if (n->table && t->kind == TY_NULLABLE) {
-				error_hint(arg->a->span, "filter the table first, or give a default with ??",
-				           "map_values on a table cannot produce a value that may be null (%s)", type_str(t));
-				t = ty_error;
-			}
-			n->val = t;
-		} else {
-			n->val = ty_error;
-		}
-		break;
-	}
-	case IR_SELECT_KEY: {
-		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
-		if (t && (t->kind == TY_NULL || t->kind == TY_PAIR)) {
-			error_at(arg->a->span, "select_key cannot produce %s", type_str(t));
-			t = ty_error;
-		}
-		n->key = t ? t : ty_error;
-		break;
-	}
-	case IR_MAP: {
-		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
-		if (t && t->kind == TY_PAIR) {
-			n->key = t->key;
-			n->val = t->val;
-		} else {
-			if (t && t->kind != TY_ERROR)
-				error_hint(arg->a->span, "return a pair: (k, v) => (new_key, new_value)",
-				           "map must produce a (key, value) pair, found %s", type_str(t));
-			n->key = n->val = ty_error;
-		}
-		break;
-	}
-	case IR_FLAT_MAP_VALUES: {
-		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
-		if (t && t->kind == TY_ARRAY && t->elem->kind != TY_PAIR) {
-			n->val = t->elem;
-		} else {
-			if (t && t->kind != TY_ERROR)
-				error_hint(arg->a->span, "return an array, e.g. v => split_words(v)",
-				           "flat_map_values must produce an array of values, found %s", type_str(t));
-			n->val = ty_error;
-		}
-		break;
-	}
-	case IR_FLAT_MAP: {
-		Type *t = check_lambda(arg, parent->key, parent->val, NULL, op);
-		if (t && t->kind == TY_ARRAY && t->elem->kind == TY_PAIR) {
-			n->key = t->elem->key;
-			n->val = t->elem->val;
-		} else {
-			if (t && t->kind != TY_ERROR)
-				error_hint(arg->a->span, "return an array of pairs, e.g. [(w, 1) for w in split_words(v)]",
-				           "flat_map must produce an array of (key, value) pairs, found %s", type_str(t));
-			n->key = n->val = ty_error;
-		}
-		break;
-	}
-	case IR_PEEK:
-		check_lambda(arg, parent->key, parent->val, NULL, op);
-		break;
-	default:
-		break;
-	}
-	ir_link(parent, n);
-	return n;
-}
-
-/* Checks an expression that must denote a stream; returns its last node. */
-static IrNode *check_stream(Node *e)
-{
-	if (e->kind == N_IDENT) {
-		Symbol *s = lookup_global(e->name, SYM_STREAM);
-		if (!s) {
-			Suggest sg = { e->name, NULL, 0 };
-			for (Symbol *g = globals; g; g = g->next)
-				if (g->kind == SYM_STREAM)
-					suggest_consider(&sg, g->name);
-			error_hint(e->span, did_you_mean(&sg), "unknown stream '%s'", e->name);
-			return NULL;
-		}
-		s->used = true;
-		e->sym = s;
-		return s->ir;
-	}
-	if (e->kind == N_PIPE) {
-		IrNode *parent = check_stream(e->a);
-		if (!parent)
-			return NULL;
-		if (parent->kind == IR_SINK) {
-			error_hint(e->b->span, "'to' ends a pipeline", "nothing can follow 'to'");
-			return NULL;
-		}
-		IrNode *n = check_step(parent, e->b);
-		if (n)
-			e->ir = n;
-		return n;
-	}
-	if (e->kind == N_CALL && strcmp(e->name, "cogroup") == 0)
-		return check_cogroup(e);
-	error_hint(e->span, "a pipeline starts with a stream name, as in: views |> filter(...)",
-	           "expected a stream");
-	return NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* Items                                                               */
-/* ------------------------------------------------------------------ */
-
 /* Reports a topic name Kafka would refuse (1-249 of [a-zA-Z0-9._-], not . or ..). */
-static void check_topic_name(const char *topic, size_t len, Span span)
+void check_topic_name(const char *topic, size_t len, Span span)
 {
 	bool ok = len > 0 && len <= 249 && strcmp(topic, ".") != 0 && strcmp(topic, "..") != 0;
 	for (size_t i = 0; ok && i < len; i++) {
@@ -2080,9 +445,13 @@ static void check_topic_name(const char *topic, size_t len, Span span)
 		           "invalid topic name");
 }
 
-static bool define_stream(const char *name, Span span, IrNode *ir, bool is_source)
+/*
+ * Binds a stream or table name to the node ir (NULL after an error, so
+ * later uses do not report it unknown); false if the name is taken.
+ */
+bool define_stream(Sema *sema, const char *name, Span span, IrNode *ir, bool is_source)
 {
-	Symbol *prev = lookup_global(name, SYM_STREAM);
+	Symbol *prev = lookup_global(sema, name, SYM_STREAM);
 	if (prev) {
 		error_at(span, "stream '%s' is already defined", name);
 		note_at(prev->span, "'%s' was first defined here", name);
@@ -2091,154 +460,24 @@ static bool define_stream(const char *name, Span span, IrNode *ir, bool is_sourc
 	Symbol *s = sym_new(SYM_STREAM, name, span);
 	s->ir = ir;
 	s->is_source = is_source;
-	add_global(s);
+	add_global(sema, s);
 	if (ir && !ir->name)
 		ir->name = xstrdup(name);
 	return true;
 }
 
-/*
- * Sets where the store of the table `name` (node n) lives: `in memory` or
- * `in rocksdb` (the default).  Only a table with a store of its own has
- * one to place.
- */
-static void check_placement(Node *place, IrNode *n, const char *name)
-{
-	if (!place)
-		return;
-	bool memory = strcmp(place->name, "memory") == 0;
-	if (!memory && strcmp(place->name, "rocksdb") != 0) {
-		error_hint(place->span, "write 'in memory' (a hash map) or 'in rocksdb' (the default)",
-		           "unknown store placement '%s'", place->name);
-		return;
-	}
-	if (!n)
-		return;
-	if (!n->has_store || strcmp(topo->stores[n->store].name, name) != 0) {
-		error_hint(place->span,
-		           "filter and map_values on a table, and a table bound to another's name, keep no state of "
-		           "their own; place the store of the table they come from",
-		           "table '%s' has no store of its own to place", name);
-		return;
-	}
-	topo->stores[n->store].in_memory = memory;
-}
+/* ------------------------------------------------------------------ */
+/* The app header and the order of work                               */
+/* ------------------------------------------------------------------ */
 
 /*
- * table name: K -> V from "topic": the latest value per key, in a store
- * named after the table.  A null value (a tombstone) deletes its key, so
- * V itself is never null; records with a null key are dropped.
+ * Reads the app header: the application id and the settings (guarantee,
+ * commit_interval, on_error).
  */
-static void check_table_source(Node *it, IrNode *src)
+static void check_app(Sema *sema, Node *app)
 {
-	if (!it->a) {
-		error_hint(it->name_span, "write table NAME: KEY -> VALUE from \"topic\";",
-		           "table '%s' needs a key type: a table keeps the latest value per key", it->name);
-		return;
-	}
-	if (src->key->kind == TY_NULLABLE)
-		error_hint(it->a->span, "drop the '?': records with a null key are skipped",
-		           "a table's key is never null, so %s cannot be its type", type_str(src->key));
-	if (src->val->kind == TY_NULLABLE)
-		error_hint(it->b->span, "drop the '?': a null value (a tombstone) deletes its key",
-		           "a table's values are never null, so %s cannot be its type", type_str(src->val));
-	src->key = type_strip(src->key);
-	src->val = type_strip(src->val);
-	src->table = true;
-	src->may_delete = true;
-	binding_name = it->name;
-	add_store(src);
-	binding_name = NULL;
-	check_placement(it->place, src, it->name);
-}
-
-static void check_source(Node *it)
-{
-	Type *key = it->a ? resolve_type(it->a) : ty_nullable(ty_bytes);
-	Type *val = resolve_type(it->b);
-	IrNode *src = ir_new(topo, IR_SOURCE, it->span);
-	src->key = key;
-	src->val = val;
-	src->topic = xstrndup(it->str, it->len);
-	src->name = xstrdup(it->name);
-	check_topic_name(it->str, it->len, it->c->span);
-	for (int i = 0; i < topo->nsources - 1; i++)
-		if (strcmp(topo->sources[i]->topic, src->topic) == 0) {
-			error_hint(it->c->span, "read a topic once and use the stream twice",
-			           "topic \"%s\" is already read by stream '%s'", src->topic, topo->sources[i]->name);
-			break;
-		}
-	src->key_format = default_format(key);
-	src->value_format = default_format(val);
-	if (it->fmt_key && parse_format(it->fmt_key, &src->key_format))
-		check_format(it->fmt_key, src->key_format, key, "key");
-	if (it->fmt_value && parse_format(it->fmt_value, &src->value_format))
-		check_format(it->fmt_value, src->value_format, val, "value");
-	src->policy = it->policy ? parse_policy(it->policy) : POLICY_DEFAULT;
-	if (src->policy == POLICY_DLQ)
-		src->dlq_topic = xstrndup(it->policy->str, it->policy->len);
-	if (it->ival)
-		check_table_source(it, src);
-	define_stream(it->name, it->name_span, src, true);
-}
-
-static void check_split(Node *it)
-{
-	IrNode *parent = check_stream(it->a);
-	if (!parent) {
-		for (Node *b = it->list; b; b = b->next)
-			define_stream(b->name, b->name_span, NULL, false);
-		return;
-	}
-	if (parent->kind == IR_SINK) {
-		error_at(it->name_span, "nothing can follow 'to'");
-		return;
-	}
-	if (parent->table || parent->grouped || parent->cogrouped) {
-		error_hint(it->name_span, parent->table ? "turn it into a stream first: to_stream()" : NULL,
-		           "split needs a stream, and this is a %s", node_what(parent));
-		for (Node *b = it->list; b; b = b->next)
-			define_stream(b->name, b->name_span, NULL, false);
-		return;
-	}
-	if (!it->list) {
-		error_hint(it->name_span, "add branches: branch name = (k, v) => condition;",
-		           "split needs at least one branch");
-		return;
-	}
-	IrNode *split = ir_new(topo, IR_SPLIT, it->span);
-	split->key = parent->key;
-	split->val = parent->val;
-	ir_link(parent, split);
-	bool seen_default = false;
-	for (Node *b = it->list; b; b = b->next) {
-		if (seen_default) {
-			error_hint(b->span, "move 'default' last", "a branch after 'default' is never taken");
-			break;
-		}
-		IrNode *br = ir_new(topo, IR_BRANCH, b->span);
-		br->key = parent->key;
-		br->val = parent->val;
-		if (b->a) {
-			Type *t = check_lambda(b->a, parent->key, parent->val, ty_bool, "branch");
-			if (t && !assignable(t, ty_bool))
-				error_at(b->a->span, "a branch condition must be bool, found %s", type_str(t));
-			br->lambda = b->a;
-		} else {
-			seen_default = true;
-		}
-		ir_link(split, br);
-		for (Node *o = it->list; o != b; o = o->next)
-			if (strcmp(o->name, b->name) == 0)
-				error_at(b->name_span, "branch '%s' appears twice", b->name);
-		define_stream(b->name, b->name_span, br, false);
-	}
-}
-
-static void check_app(Node *app)
-{
-	topo->app_id = app->name;
-	topo->app_span = app->name_span;
+	sema->topo->app_id = app->name;
+	sema->topo->app_span = app->name_span;
 	if (!app->name[0])
 		error_hint(app->name_span, "Kafka needs a non-empty application id", "the application id is empty");
 	for (const char *p = app->name; *p; p++)
@@ -2256,22 +495,22 @@ static void check_app(Node *app)
 				error_at(s->name_span, "'%s' is set twice", s->name);
 		if (strcmp(s->name, "guarantee") == 0) {
 			if (v->kind == N_IDENT && !v->str && strcmp(v->name, "at_least_once") == 0)
-				topo->guarantee = 0;
+				sema->topo->guarantee = GUARANTEE_AT_LEAST_ONCE;
 			else if (v->kind == N_IDENT && !v->str && strcmp(v->name, "exactly_once") == 0)
-				topo->guarantee = 1;
+				sema->topo->guarantee = GUARANTEE_EXACTLY_ONCE;
 			else
 				error_hint(v->span, "write at_least_once or exactly_once", "invalid guarantee");
 		} else if (strcmp(s->name, "commit_interval") == 0) {
 			if (v->kind == N_DURATION && v->ival > 0)
-				topo->commit_interval_ms = v->ival;
+				sema->topo->commit_interval_ms = v->ival;
 			else
 				error_hint(v->span, "write a duration such as 100ms, 5s or 1m",
 				           "commit_interval must be a positive duration");
 		} else if (strcmp(s->name, "on_error") == 0) {
 			if (v->kind == N_IDENT) {
-				topo->on_error = parse_policy(v);
-				if (topo->on_error == POLICY_DLQ)
-					topo->dlq_topic = xstrndup(v->str, v->len);
+				sema->topo->on_error = parse_policy(v);
+				if (sema->topo->on_error == POLICY_DLQ)
+					sema->topo->dlq_topic = xstrndup(v->str, v->len);
 			} else {
 				error_hint(v->span, "write fail, skip or dlq \"topic\"", "invalid error policy");
 			}
@@ -2286,35 +525,25 @@ static void check_app(Node *app)
 	}
 }
 
-/* Does the pipeline expression e end in an operator with an effect? */
-static bool ends_in_effect(Node *e)
-{
-	return e->kind == N_PIPE && (e->b->kind == N_TO || (e->b->kind == N_OP && strcmp(e->b->name, "peek") == 0));
-}
+/* The commit interval when the app header sets none. */
+enum { DEFAULT_COMMIT_INTERVAL_MS = 100 };
 
+/* (sema.h)  The order of work is described at the top of this file. */
 bool sema_check(Program *p)
 {
-	prog = p;
-	topo = &p->topo;
-	topo->guarantee = 0;
-	topo->commit_interval_ms = 100;
-	topo->on_error = POLICY_FAIL;
-	globals = NULL;
-	locals = NULL;
-	binding_name = NULL;
-	repartitions = 0;
-	facts = NULL;
-	nfacts = capfacts = 0;
-	int errors_before = diag.errors;
-	(void)errors_before;
+	Sema context = { .prog = p, .topo = &p->topo };
+	Sema *sema = &context;
+	sema->topo->guarantee = GUARANTEE_AT_LEAST_ONCE;
+	sema->topo->commit_interval_ms = DEFAULT_COMMIT_INTERVAL_MS;
+	sema->topo->on_error = POLICY_FAIL;
 
 	File *files[2] = { p->prelude, p->file };
 	for (int i = 0; i < 2; i++)
 		if (files[i])
-			declare_types(files[i]);
+			declare_types(sema, files[i]);
 	for (int i = 0; i < 2; i++)
 		if (files[i])
-			resolve_fields(files[i]);
+			resolve_fields(sema, files[i]);
 	int nrec;
 	Record **recs = all_records(&nrec);
 	for (int i = 0; i < nrec; i++) {
@@ -2324,7 +553,7 @@ bool sema_check(Program *p)
 	}
 	for (int i = 0; i < 2; i++)
 		if (files[i])
-			declare_externs(files[i]);
+			declare_externs(sema, files[i]);
 
 	Node *app = NULL;
 	for (Node *it = p->file->items; it; it = it->next) {
@@ -2336,63 +565,30 @@ bool sema_check(Program *p)
 			continue;
 		}
 		app = it;
-		check_app(it);
+		check_app(sema, it);
 	}
 	if (!app && diag.errors > 0) {
-		topo->app_id = "app"; /* the header probably failed to parse */
+		sema->topo->app_id = "app"; /* the header probably failed to parse */
 	} else if (!app) {
 		Span start = { p->file->source, 1, 1, 1, 1 };
 		error_hint(start, "start the file with: app my_app { guarantee = at_least_once }",
 		           "missing app header");
-		topo->app_id = "app";
+		sema->topo->app_id = "app";
 	}
 
 	for (Node *it = p->file->items; it; it = it->next) {
 		switch (it->kind) {
 		case N_SOURCE:
-			check_source(it);
+			check_source(sema, it);
 			break;
-		case N_STREAM_DEF: {
-			binding_name = it->name;
-			IrNode *n = check_stream(it->a);
-			binding_name = NULL;
-			if (n && it->ival && !n->table) {
-				error_hint(it->name_span, "declare it with 'stream', or end it with count(), reduce(...), aggregate(...) or to_table()",
-				           "'%s' is declared a table, but this is a %s", it->name, node_what(n));
-				n = NULL;
-			} else if (n && !it->ival && n->table) {
-				error_hint(it->name_span, "declare it with 'table'", "'%s' is a table", it->name);
-				n = NULL;
-			} else if (n && n->grouped) {
-				error_hint(it->name_span, "aggregate it: count(), reduce(...) or aggregate(...)",
-				           "a %s cannot be bound to a name", node_what(n));
-				n = NULL;
-			} else if (n && n->cogrouped) {
-				error_hint(it->name_span, "aggregate it: cogroup(...) |> aggregate(initial)",
-				           "a cogroup cannot be bound to a name");
-				n = NULL;
-			}
-			if (it->place)
-				check_placement(it->place, n, it->name);
-			if (n && n->kind == IR_SINK) {
-				error_hint(it->a->span, "'to' ends a pipeline; bind the stream before it",
-				           "stream '%s' is bound to a sink", it->name);
-				n = NULL;
-			}
-			if (n && n->name) {
-				/* `stream b = a;` aliases: keep one node, with its first name. */
-			}
-			define_stream(it->name, it->name_span, n, false);
+		case N_STREAM_DEF:
+			check_stream_def(sema, it);
 			break;
-		}
-		case N_STMT: {
-			IrNode *n = check_stream(it->a);
-			if (n && !ends_in_effect(it->a))
-				warning_at(it->span, "the result of this pipeline is not used; end it with '|> to \"topic\"'");
+		case N_STMT:
+			check_statement(sema, it);
 			break;
-		}
 		case N_SPLIT:
-			check_split(it);
+			check_split(sema, it);
 			break;
 		default:
 			break;
@@ -2402,14 +598,14 @@ bool sema_check(Program *p)
 	Span file_start = { p->file->source, 1, 1, 1, 1 };
 	/* Whole-program checks only make sense when everything else is sound. */
 	if (diag.errors == 0) {
-		for (Symbol *s = globals; s; s = s->next)
+		for (Symbol *s = sema->globals; s; s = s->next)
 			if (s->kind == SYM_STREAM && !s->used && s->ir)
-				warning_at(s->span, "stream '%s' is never used", s->name);
-		if (topo->nsources == 0)
+				warning_at(s->span, "%s '%s' is never used", s->ir->table ? "table" : "stream", s->name);
+		if (sema->topo->nsources == 0)
 			error_hint(file_start,
 			           "declare one: stream name: K -> V from \"topic\" format json;",
 			           "the application reads no topic");
 	}
-	ir_assign_subtopologies(topo);
+	ir_assign_subtopologies(sema->topo);
 	return diag.errors == 0;
 }

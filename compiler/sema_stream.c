@@ -1,0 +1,1051 @@
+/*
+ * sema_stream.c - streams: the operator table (ops.def), pipeline steps,
+ * sources, sinks and splits, checked in file order while they build the
+ * topology graph (ir.h).
+ *
+ * A step's row of ops.def says whether it exists and which records it may
+ * follow (a stream, a table, a grouped stream or table, a cogroup); the
+ * operator's own check types its function and makes its node.  The
+ * physical decisions still taken here (repartition topics and their names,
+ * the select_key + repartition under group_by, state stores and their
+ * names) are kept together in one section.
+ */
+#include "sema_int.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+static IrNode *check_stream(Sema *sema, Node *e);
+static void add_store(Sema *sema, IrNode *n);
+
+/* ------------------------------------------------------------------ */
+/* The operator table                                                 */
+/* ------------------------------------------------------------------ */
+
+/* The operators (ops.def), indexed by their Operator id. */
+static const OpInfo operators[] = {
+#define OPERATOR(id, name, form, kind, min_args, max_args, on, stateful) \
+	[id] = { id, name, FORM_##form, kind, min_args, max_args, on, stateful },
+#include "ops.def"
+};
+
+/* Operators stoat does not have yet (ops.def), and what they belong to. */
+static const struct {
+	const char *name;
+	const char *family;
+} planned_operators[] = {
+#define PLANNED(name, family) { name, family },
+#include "ops.def"
+};
+
+/* The operator called name, or NULL. */
+static const OpInfo *find_operator(const char *name)
+{
+	for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++)
+		if (strcmp(operators[i].name, name) == 0)
+			return &operators[i];
+	return NULL;
+}
+
+/* What n's records are, as one of the ON_ bits of ops.def's "on" column. */
+static unsigned input_of(const IrNode *n)
+{
+	if (n->cogrouped)
+		return ON_COGROUPED;
+	if (n->grouped)
+		return n->group_table ? ON_GROUPED_TABLE : ON_GROUPED;
+	return n->table ? ON_TABLE : ON_STREAM;
+}
+
+/* "stream", "table", "grouped stream", ...: what a node's records are, for messages. */
+static const char *node_what(const IrNode *n)
+{
+	if (n->cogrouped)
+		return "cogroup";
+	if (n->grouped)
+		return n->group_table ? "grouped table" : "grouped stream";
+	return n->table ? "table" : "stream";
+}
+
+/*
+ * Reports an argument count other than the one an operator with a fixed
+ * count takes ("to_stream takes no arguments"); returns whether it fits.
+ */
+static bool check_arity(const OpInfo *op, Node *step, int nargs)
+{
+	assert(op->min_args == op->max_args);
+	if (nargs == op->min_args)
+		return true;
+	if (op->min_args == 0)
+		error_at(step->span, "%s takes no arguments", op->name);
+	else
+		error_at(step->span, "%s takes %d argument%s, got %d", op->name, op->min_args,
+		         op->min_args == 1 ? "" : "s", nargs);
+	return false;
+}
+
+/*
+ * Reports operator op applied to (or, for cogroup, given) parent's records,
+ * which its row of ops.def does not allow; the hint says what would fit.
+ */
+static void report_wrong_input(const OpInfo *op, const IrNode *parent, Span at)
+{
+	const char *what = node_what(parent);
+	unsigned in = input_of(parent);
+	switch (op->id) {
+	case OPER_TO:
+		error_hint(at,
+		           in == ON_TABLE ? "write a table's updates with to_stream() |> to \"topic\""
+		           : in == ON_COGROUPED ? "aggregate it first: cogroup(...) |> aggregate(initial)"
+		                                : "aggregate it first: count(), reduce(...) or aggregate(...)",
+		           "'to' needs a stream, and this is a %s", what);
+		break;
+	case OPER_SPLIT:
+		error_hint(at, in == ON_TABLE ? "turn it into a stream first: to_stream()" : NULL,
+		           "split needs a stream, and this is a %s", what);
+		break;
+	case OPER_COGROUP:
+		error_hint(at, "group it: s |> group_by_key() or s |> group_by((k, v) => key)",
+		           "cogroup needs grouped streams, and this is a %s", what);
+		break;
+	case OPER_TO_STREAM:
+		error_hint(at, "to_stream() turns a table's updates into a stream",
+		           "to_stream needs a table, and this is a %s", what);
+		break;
+	case OPER_TO_TABLE:
+		error_hint(at, in == ON_TABLE ? "it is a table already" : "aggregate it first: count(), reduce(...) or aggregate(...)",
+		           "to_table needs a stream, and this is a %s", what);
+		break;
+	case OPER_GROUP_BY_KEY:
+	case OPER_GROUP_BY:
+		error_hint(at, in == ON_TABLE ? "a table is grouped with group_by((k, v) => (key, value))" : NULL,
+		           "%s needs a stream, and this is a %s", op->name, what);
+		break;
+	case OPER_COUNT:
+	case OPER_REDUCE:
+	case OPER_AGGREGATE:
+		if (in == ON_COGROUPED)
+			error_hint(at, "aggregate a cogroup with aggregate(initial); each grouped stream brings its adder",
+			           "%s cannot follow cogroup", op->name);
+		else if (in == ON_TABLE)
+			error_hint(at, "group it first: group_by((k, v) => (new_key, value))",
+			           "%s needs a grouped table, and this is a table", op->name);
+		else
+			error_hint(at, "group the records first: group_by_key() or group_by((k, v) => key)",
+			           "%s needs a grouped stream, and this is a stream", op->name);
+		break;
+	default:
+		error_hint(at,
+		           in == ON_TABLE ? "turn it into a stream first: to_stream()"
+		           : in == ON_COGROUPED ? "aggregate it: cogroup(...) |> aggregate(initial)"
+		                                : "aggregate it first: count(), reduce(...) or aggregate(...)",
+		           "%s needs a stream, and this is a %s", op->name, what);
+		break;
+	}
+}
+
+/*
+ * Reports a pipeline step that names no operator: one stoat does not have
+ * yet (a join, a window) says so; otherwise the closest operator's name, or
+ * the list.
+ */
+static void report_unknown_operator(Node *step)
+{
+	const char *name = step->name;
+	for (size_t i = 0; i < sizeof planned_operators / sizeof planned_operators[0]; i++)
+		if (strcmp(planned_operators[i].name, name) == 0) {
+			error_hint(step->name_span,
+			           "windows and joins are planned; grouping, aggregations and tables "
+			           "(group_by, count, reduce, aggregate, cogroup, to_table) work today",
+			           "'%s' is not available yet: this version of stoat has no %s", name,
+			           planned_operators[i].family);
+			return;
+		}
+	Suggest sg = { name, NULL, 0 };
+	for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++)
+		if (operators[i].form == FORM_STEP)
+			suggest_consider(&sg, operators[i].name);
+	if (find_operator(name))
+		sg.best = NULL; /* to, split or cogroup, written as a step: the list shows how they are written */
+	char *hint = did_you_mean(&sg);
+	error_hint(step->name_span,
+	           hint ? hint : "operators: filter, filter_not, map, map_values, flat_map, flat_map_values, select_key, peek, merge, split, to",
+	           "unknown operator '%s'", name);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sinks and operators of the record                                  */
+/* ------------------------------------------------------------------ */
+
+/* to "topic" or to (k, v) => topic: a sink, with its formats. */
+static IrNode *check_sink(Sema *sema, IrNode *parent, Node *to)
+{
+	IrNode *sink = ir_new(sema->topo, IR_SINK, to->span);
+	ir_link(parent, sink);
+	sink->key = parent->key;
+	sink->val = parent->val;
+	Node *target = to->a;
+	if (target->kind == N_STR) {
+		target->type = ty_string;
+		sink->topic = xstrndup(target->str, target->len);
+		check_topic_name(target->str, target->len, target->span);
+		for (int i = 0; i < sema->topo->nsources; i++)
+			if (strcmp(sema->topo->sources[i]->topic, sink->topic) == 0)
+				warning_at(target->span, "topic \"%s\" is also read by stream '%s': records will loop",
+				           sink->topic, sema->topo->sources[i]->name);
+	} else if (target->kind == N_LAMBDA) {
+		Type *t = check_lambda(sema, target, parent->key, parent->val, ty_string, "to");
+		if (t && !assignable(t, ty_string))
+			error_at(target->a->span, "a topic must be a string, found %s", type_str(t));
+		sink->lambda = target;
+	} else {
+		error_hint(target->span, "write to \"topic\" or to (k, v) => expression",
+		           "'to' needs a topic name or a function choosing one");
+		check_expr(sema, target, NULL);
+	}
+	sink->key_format = default_format(parent->key);
+	sink->value_format = default_format(parent->val);
+	if (to->fmt_key && parse_format(to->fmt_key, &sink->key_format))
+		check_format(to->fmt_key, sink->key_format, parent->key, "key");
+	if (to->fmt_value && parse_format(to->fmt_value, &sink->value_format))
+		check_format(to->fmt_value, sink->value_format, parent->val, "value");
+	return sink;
+}
+
+/* A node carrying on from parent with the same records. */
+static IrNode *follow(Sema *sema, IrNode *parent, IrKind kind, Span span)
+{
+	IrNode *n = ir_new(sema->topo, kind, span);
+	n->key = parent->key;
+	n->val = parent->val;
+	n->key_changed = parent->key_changed;
+	ir_link(parent, n);
+	return n;
+}
+
+/*
+ * merge(other): the records of both streams, which must have the same key
+ * and value types, as one stream.
+ */
+static IrNode *check_merge(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs)
+{
+	if (!check_arity(op, step, nargs))
+		return NULL;
+	Node *arg = step->list;
+	IrNode *other = check_stream(sema, arg);
+	if (!other)
+		return NULL;
+	if (other->key != parent->key || other->val != parent->val) {
+		error_hint(arg->span, "map both streams to the same key and value types first",
+		           "cannot merge a stream of %s -> %s into one of %s -> %s", type_str(other->key),
+		           type_str(other->val), type_str(parent->key), type_str(parent->val));
+		return NULL;
+	}
+	if (!(op->on & input_of(other))) {
+		error_at(arg->span, "merge needs two streams");
+		return NULL;
+	}
+	IrNode *m = ir_new(sema->topo, IR_MERGE, step->span);
+	ir_link(parent, m);
+	ir_link(other, m);
+	m->key = parent->key;
+	m->val = parent->val;
+	m->key_changed = parent->key_changed || other->key_changed;
+	return m;
+}
+
+/*
+ * The operators that take one function of the record (filter, map, peek,
+ * ...): a node of the operator's kind whose types follow from the
+ * function's.
+ */
+static IrNode *check_record_op(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs)
+{
+	if (!check_arity(op, step, nargs))
+		return NULL;
+	IrKind kind = op->kind;
+	Node *arg = step->list;
+	IrNode *n = ir_new(sema->topo, kind, step->span);
+	n->lambda = arg;
+	n->key = parent->key;
+	n->val = parent->val;
+	n->key_changed = parent->key_changed || kind == IR_MAP || kind == IR_FLAT_MAP || kind == IR_SELECT_KEY;
+	/* On a table: a change whose new value is filtered out deletes its key downstream. */
+	n->table = parent->table;
+	n->may_delete = parent->table && (parent->may_delete || kind != IR_MAP_VALUES);
+	switch (kind) {
+	case IR_FILTER:
+	case IR_FILTER_NOT: {
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, ty_bool, op->name);
+		if (t && !assignable(t, ty_bool))
+			error_hint(arg->a->span, t->kind == TY_NULLABLE ? "give a default: (x ?? false)" : NULL,
+			           "the predicate of %s must be bool, found %s", op->name, type_str(t));
+		break;
+	}
+	case IR_MAP_VALUES: {
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op->name);
+		if (t) {
+			if (t->kind == TY_NULL || t->kind == TY_PAIR) {
+				error_at(arg->a->span, "map_values cannot produce %s", type_str(t));
+				t = ty_error;
+			} else if (n->table && t->kind == TY_NULLABLE) {
+				error_hint(arg->a->span, "filter the table first, or give a default with ??",
+				           "map_values on a table cannot produce a value that may be null (%s)", type_str(t));
+				t = ty_error;
+			}
+			n->val = t;
+		} else {
+			n->val = ty_error;
+		}
+		break;
+	}
+	case IR_SELECT_KEY: {
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op->name);
+		if (t && (t->kind == TY_NULL || t->kind == TY_PAIR)) {
+			error_at(arg->a->span, "select_key cannot produce %s", type_str(t));
+			t = ty_error;
+		}
+		n->key = t ? t : ty_error;
+		break;
+	}
+	case IR_MAP: {
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op->name);
+		if (t && t->kind == TY_PAIR) {
+			n->key = t->key;
+			n->val = t->val;
+		} else {
+			if (t && t->kind != TY_ERROR)
+				error_hint(arg->a->span, "return a pair: (k, v) => (new_key, new_value)",
+				           "map must produce a (key, value) pair, found %s", type_str(t));
+			n->key = n->val = ty_error;
+		}
+		break;
+	}
+	case IR_FLAT_MAP_VALUES: {
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op->name);
+		if (t && t->kind == TY_ARRAY && t->elem->kind != TY_PAIR) {
+			n->val = t->elem;
+		} else {
+			if (t && t->kind != TY_ERROR)
+				error_hint(arg->a->span, "return an array, e.g. v => split_words(v)",
+				           "flat_map_values must produce an array of values, found %s", type_str(t));
+			n->val = ty_error;
+		}
+		break;
+	}
+	case IR_FLAT_MAP: {
+		Type *t = check_lambda(sema, arg, parent->key, parent->val, NULL, op->name);
+		if (t && t->kind == TY_ARRAY && t->elem->kind == TY_PAIR) {
+			n->key = t->elem->key;
+			n->val = t->elem->val;
+		} else {
+			if (t && t->kind != TY_ERROR)
+				error_hint(arg->a->span, "return an array of pairs, e.g. [(w, 1) for w in split_words(v)]",
+				           "flat_map must produce an array of (key, value) pairs, found %s", type_str(t));
+			n->key = n->val = ty_error;
+		}
+		break;
+	}
+	case IR_PEEK:
+		check_lambda(sema, arg, parent->key, parent->val, NULL, op->name);
+		break;
+	default:
+		assert(!"an operator of one function of the record");
+		break;
+	}
+	ir_link(parent, n);
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Aggregations                                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Checks an aggregation's adder or subtractor (fn), whose parameters are
+ * (v, acc) or (k, v, acc) for aggregate and count, (acc, v) or
+ * (k, acc, v) for reduce; it must give the accumulator type.
+ */
+static void check_folder(Sema *sema, Node *fn, bool is_reduce, Type *key, Type *v, Type *acc, const char *role)
+{
+	static const int counts[] = { 2, 3 };
+	Type *two_agg[] = { v, acc }, *three_agg[] = { key, v, acc };
+	Type *two_red[] = { acc, v }, *three_red[] = { key, acc, v };
+	Type *const *agg_types[] = { two_agg, three_agg };
+	Type *const *red_types[] = { two_red, three_red };
+	const char *op = is_reduce ? "reduce" : "aggregate";
+	char shape[160];
+	if (is_reduce)
+		snprintf(shape, sizeof shape, "write the %s as (acc, v) => ... or (k, acc, v) => ...", role);
+	else
+		snprintf(shape, sizeof shape, "write the %s as (v, acc) => new_acc or (k, v, acc) => new_acc", role);
+	Type *t = check_lambda_typed(sema, fn, 2, counts, is_reduce ? red_types : agg_types, acc, op, shape);
+	if (!t || assignable(t, acc))
+		return;
+	if (is_reduce)
+		error_hint(fn->a->span, "reduce combines values of one type into one of that type",
+		           "reduce's %s must produce %s, found %s", role, type_str(acc), type_str(t));
+	else
+		error_hint(fn->a->span, xasprintf("the %s returns the new accumulator, of the initial value's type", role),
+		           "accumulator type mismatch: the initial value is %s, the %s gives %s", type_str(acc), role,
+		           type_str(t));
+}
+
+/* Checks aggregate's initial value; returns the accumulator type (ty_error if unusable). */
+static Type *check_initial(Sema *sema, Node *init)
+{
+	Type *acc = check_expr(sema, init, NULL);
+	if (acc->kind == TY_NULL || acc->kind == TY_PAIR || acc->kind == TY_NULLABLE) {
+		error_hint(init->span, "write a typed value, e.g. a record: Stats { n: 0, sum: 0 }",
+		           "cannot use %s as an accumulator", type_str(acc));
+		return ty_error;
+	}
+	return acc;
+}
+
+/*
+ * count / reduce / aggregate.  On a grouped stream they fold each record
+ * into its key's value (adders only); on a grouped table each change takes
+ * the old value out of its group (the subtractor) and adds the new one
+ * (the adder); after cogroup, aggregate(init) folds each grouped stream's
+ * records in with that stream's adder.  The result is a table with a store.
+ */
+static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs)
+{
+	bool is_count = op->id == OPER_COUNT, is_reduce = op->id == OPER_REDUCE;
+	assert(op->on & input_of(parent));
+	bool table_side = parent->group_table;
+	IrNode *n = ir_new(sema->topo, IR_AGGREGATE, step->span);
+	ir_link(parent, n);
+	n->key = type_strip(parent->key); /* null keys never reach a table */
+	n->table = true;
+	add_store(sema, n);
+	Type *v = type_strip(parent->val);
+	/* Arguments: count(); reduce(add[, sub]); aggregate(init, add[, sub]); aggregate(init) after cogroup. */
+	int adders = is_count ? 0 : 1;
+	int want = (is_count ? 0 : is_reduce ? 1 : 2) + (table_side && !is_count ? 1 : 0);
+	if (parent->cogrouped)
+		want = 1;
+	if (is_count) {
+		n->agg_kind = AGG_COUNT;
+		n->val = ty_i64;
+		check_arity(op, step, nargs);
+		return n;
+	}
+	n->agg_kind = is_reduce ? AGG_REDUCE : AGG_AGGREGATE;
+	n->val = is_reduce ? v : ty_error;
+	if (nargs != want) {
+		Node *extra = step->list;
+		for (int i = 0; extra && i < want; i++)
+			extra = extra->next;
+		if (parent->cogrouped)
+			error_hint(step->span, "the adders are given with each grouped stream in cogroup(...)",
+			           "aggregate after cogroup takes only the initial value, got %d arguments", nargs);
+		else if (!table_side && nargs == want + 1)
+			error_hint(extra->span,
+			           is_reduce ? "write reduce((acc, v) => ...)" : "write aggregate(initial, (v, acc) => ...)",
+			           "a subtractor is only for grouped tables, and this is a grouped stream");
+		else if (table_side && nargs == want - 1)
+			error_hint(step->name_span,
+			           is_reduce ? "write reduce((acc, v) => add, (acc, v) => subtract): a change takes the old value out of its group and adds the new one"
+			                     : "write aggregate(initial, (v, acc) => add, (v, acc) => subtract): a change takes the old value out of its group and adds the new one",
+			           "%s on a grouped table needs a subtractor", op->name);
+		else if (is_reduce)
+			error_hint(step->span, table_side ? "write reduce((acc, v) => ..., (acc, v) => ...)" : "write reduce((acc, v) => ...)",
+			           "reduce takes %d argument%s, got %d", want, want == 1 ? "" : "s", nargs);
+		else
+			error_hint(step->span,
+			           table_side ? "write aggregate(initial, (v, acc) => ..., (v, acc) => ...)" : "write aggregate(initial, (v, acc) => ...)",
+			           "aggregate takes %d arguments (an initial value, an adder%s), got %d", want,
+			           table_side ? " and a subtractor" : "", nargs);
+		return n;
+	}
+	Node *arg = step->list;
+	Type *acc = v;
+	if (!is_reduce) {
+		n->init = arg;
+		acc = check_initial(sema, arg);
+		n->val = acc;
+		arg = arg->next;
+	}
+	if (parent->cogrouped) {
+		for (int i = 0; i < parent->nparents; i++)
+			check_folder(sema, parent->adders[i], false, n->key, type_strip(parent->parents[i]->val), acc, "adder");
+		return n;
+	}
+	(void)adders;
+	n->lambda = arg;
+	check_folder(sema, arg, is_reduce, n->key, v, acc, "adder");
+	if (table_side) {
+		n->subtractor = arg->next;
+		check_folder(sema, arg->next, is_reduce, n->key, v, acc, "subtractor");
+	}
+	return n;
+}
+
+/*
+ * cogroup(g1, add1, g2, add2, ...): grouped streams with one key type,
+ * each with the adder that folds its records into the shared accumulator;
+ * only aggregate(initial) may follow, which checks the adders (their
+ * accumulator type is the initial value's).
+ */
+static IrNode *check_cogroup(Sema *sema, Node *e)
+{
+	int nargs = node_list_len(e->list);
+	if (nargs == 0 || nargs % 2 != 0) {
+		error_hint(e->span, "write cogroup(a |> group_by_key(), (v, acc) => ..., b |> group_by_key(), (v, acc) => ...)",
+		           "cogroup takes pairs of a grouped stream and its adder");
+		return NULL;
+	}
+	IrNode *cg = ir_new(sema->topo, IR_COGROUP, e->span);
+	cg->cogrouped = true;
+	cg->adders = xcalloc((size_t)nargs / 2, sizeof *cg->adders);
+	bool ok = true;
+	Span first_span = e->list->span;
+	for (Node *a = e->list; a; a = a->next->next) {
+		IrNode *g = check_stream(sema, a);
+		if (!g) {
+			ok = false;
+			continue;
+		}
+		if (!(operators[OPER_COGROUP].on & input_of(g))) {
+			report_wrong_input(&operators[OPER_COGROUP], g, a->span);
+			ok = false;
+			continue;
+		}
+		Type *k = type_strip(g->key);
+		if (cg->key && k != cg->key && k->kind != TY_ERROR && cg->key->kind != TY_ERROR) {
+			error_at(a->span, "cogroup needs one key type: this grouped stream is keyed by %s, the first by %s",
+			         type_str(k), type_str(cg->key));
+			note_at(first_span, "the first grouped stream");
+			ok = false;
+			continue;
+		}
+		if (!cg->key)
+			cg->key = k;
+		if (a->next->kind != N_LAMBDA) {
+			error_hint(a->next->span, "write (v, acc) => new_acc or (k, v, acc) => new_acc",
+			           "cogroup needs an adder after each grouped stream");
+			ok = false;
+			continue;
+		}
+		cg->adders[cg->nparents] = a->next;
+		ir_link(g, cg);
+	}
+	if (!ok)
+		return NULL;
+	cg->val = ty_error; /* nothing flows out but through aggregate */
+	e->ir = cg;
+	return cg;
+}
+
+/* ------------------------------------------------------------------ */
+/* Physical decisions: repartition topics and stores                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * repartition([name]): the records go through an internal topic,
+ * <app-id>-<name>-repartition, partitioned by their (new) key; what follows
+ * is a new sub-topology reading it back.  In the IR that is a sink in the
+ * parent's pipeline and an internal source.
+ */
+static IrNode *check_repartition(Sema *sema, IrNode *parent, Node *step)
+{
+	int nargs = node_list_len(step->list);
+	const char *name = NULL;
+	char auto_name[64];
+	Span at = step->span;
+	if (nargs > 1 || (nargs == 1 && step->list->kind != N_STR)) {
+		error_hint(step->span, "write repartition() or repartition(\"name\")",
+		           "repartition takes an optional topic name");
+		return NULL;
+	}
+	sema->repartitions++;
+	if (nargs == 1) {
+		name = xstrndup(step->list->str, step->list->len);
+		at = step->list->span;
+		step->list->type = ty_string;
+	} else if (sema->binding_name) {
+		name = sema->binding_name;
+	} else {
+		snprintf(auto_name, sizeof auto_name, "repartition-%d", sema->repartitions);
+		name = auto_name;
+	}
+	char *topic = xasprintf("%s-%s-repartition", sema->topo->app_id ? sema->topo->app_id : "app", name);
+	check_topic_name(topic, strlen(topic), at);
+	for (int i = 0; i < sema->topo->nsources; i++)
+		if (strcmp(sema->topo->sources[i]->topic, topic) == 0) {
+			error_hint(at, "give it another name: repartition(\"name\")",
+			           "the repartition topic \"%s\" is already used", topic);
+			return NULL;
+		}
+	IrNode *sink = ir_new(sema->topo, IR_SINK, step->span);
+	ir_link(parent, sink);
+	sink->key = parent->key;
+	sink->val = parent->val;
+	sink->topic = topic;
+	sink->internal = true;
+	sink->key_format = default_format(parent->key);
+	sink->value_format = default_format(parent->val);
+	IrNode *src = ir_new(sema->topo, IR_SOURCE, step->span);
+	src->key = parent->key;
+	src->val = parent->val;
+	src->topic = topic;
+	src->internal = true;
+	src->name = xasprintf("repartition_%d", src->index);
+	src->key_format = sink->key_format;
+	src->value_format = sink->value_format;
+	src->policy = POLICY_DEFAULT;
+	sink->peer = src;
+	src->peer = sink;
+	return src;
+}
+
+/*
+ * Gives node n (an aggregation, or a table that keeps its values) a state
+ * store, named after the table being bound (table name = ...) or store-N.
+ */
+static void add_store(Sema *sema, IrNode *n)
+{
+	const char *name = sema->binding_name;
+	char auto_name[32];
+	if (!name) {
+		snprintf(auto_name, sizeof auto_name, "store-%d", sema->topo->nstores + 1);
+		name = auto_name;
+	}
+	n->store = sema->topo->nstores;
+	n->has_store = true;
+	sema->topo->stores = xrealloc(sema->topo->stores, sizeof *sema->topo->stores * (size_t)(sema->topo->nstores + 1));
+	sema->topo->stores[sema->topo->nstores++] = (Store){ .name = xstrdup(name), .node = n };
+}
+
+/*
+ * group_by((k, v) => (key, value)) on a table: each change of the table is
+ * re-keyed, its old value to be subtracted from its group and its new value
+ * added to its own, through an internal topic whose records carry changes
+ * (the value layout in runtime.h); what follows is a grouped table.
+ */
+static IrNode *check_regroup(Sema *sema, IrNode *parent, Node *step, int nargs)
+{
+	if (nargs != 1) {
+		error_hint(step->span, "write group_by((k, v) => (new_key, value))", "group_by takes 1 argument, got %d",
+		           nargs);
+		return NULL;
+	}
+	Type *t = check_lambda(sema, step->list, parent->key, parent->val, NULL, "group_by");
+	if (!t)
+		return NULL;
+	if (t->kind != TY_PAIR) {
+		if (t->kind != TY_ERROR)
+			error_hint(step->list->a->span,
+			           "return the group's key and the value to aggregate: group_by((k, v) => (v.region, k))",
+			           "group_by on a table must produce a (key, value) pair, found %s", type_str(t));
+		return NULL;
+	}
+	IrNode *rg = ir_new(sema->topo, IR_REGROUP, step->span);
+	ir_link(parent, rg);
+	rg->lambda = step->list;
+	/* Null keys and values are dropped (as Kafka Streams does) before the topic. */
+	rg->key = type_strip(t->key);
+	rg->val = type_strip(t->val);
+	Node fake = *step;
+	fake.list = NULL;
+	IrNode *src = check_repartition(sema, rg, &fake);
+	if (!src)
+		return NULL;
+	src->change = src->peer->change = true;
+	src->value_format = src->peer->value_format = FMT_BYTES;
+	IrNode *g = follow(sema, src, IR_GROUP, step->span);
+	g->grouped = true;
+	g->group_table = true;
+	return g;
+}
+
+/*
+ * to_table(): a stream's latest value per key, kept in a store; a null
+ * value deletes its key and records with a null key are dropped, as in
+ * Kafka Streams.  After a key change the records are repartitioned first.
+ */
+static IrNode *check_to_table(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs)
+{
+	assert(input_of(parent) == ON_STREAM);
+	if (!check_arity(op, step, nargs))
+		return NULL;
+	IrNode *from = parent;
+	if (from->key_changed) {
+		Node fake = *step;
+		fake.list = NULL;
+		from = check_repartition(sema, from, &fake);
+		if (!from)
+			return NULL;
+	}
+	IrNode *n = ir_new(sema->topo, IR_TO_TABLE, step->span);
+	ir_link(from, n);
+	n->key = type_strip(from->key);
+	n->val = type_strip(from->val);
+	n->table = true;
+	n->may_delete = from->val->kind == TY_NULLABLE;
+	add_store(sema, n);
+	return n;
+}
+
+/*
+ * group_by_key(), group_by(f), count(), reduce(...), aggregate(...),
+ * to_stream(), to_table(): grouping makes a grouped stream (or, from a
+ * table, a grouped table), which only an aggregation may follow; an
+ * aggregation or to_table makes a table (a store, updated per record),
+ * which to_stream() turns back into a stream of its changes.
+ */
+static IrNode *check_grouping(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs)
+{
+	bool is_group = op->id == OPER_GROUP_BY_KEY || op->id == OPER_GROUP_BY;
+	if (op->id == OPER_TO_STREAM) {
+		if (!check_arity(op, step, nargs))
+			return NULL;
+		IrNode *n = follow(sema, parent, IR_TO_STREAM, step->span);
+		/* A deleted key is a record with a null value (a tombstone). */
+		if (parent->may_delete)
+			n->val = ty_nullable(parent->val);
+		n->key_changed = false;
+		return n;
+	}
+	if (op->id == OPER_TO_TABLE)
+		return check_to_table(sema, parent, step, op, nargs);
+	if (is_group) {
+		if (parent->table && op->id == OPER_GROUP_BY)
+			return check_regroup(sema, parent, step, nargs);
+		IrNode *from = parent;
+		if (op->id == OPER_GROUP_BY) {
+			/* group_by(f) is select_key(f), then a repartition. */
+			if (nargs != 1) {
+				error_hint(step->span, "write group_by((k, v) => new_key)", "group_by takes 1 argument, got %d",
+				           nargs);
+				return NULL;
+			}
+			IrNode *sk = follow(sema, parent, IR_SELECT_KEY, step->span);
+			sk->lambda = step->list;
+			Type *t = check_lambda(sema, step->list, parent->key, parent->val, NULL, "group_by");
+			if (t && (t->kind == TY_NULL || t->kind == TY_PAIR)) {
+				error_at(step->list->a->span, "group_by cannot produce %s", type_str(t));
+				t = ty_error;
+			}
+			sk->key = t ? t : ty_error;
+			sk->key_changed = true;
+			from = sk;
+		} else if (!check_arity(op, step, nargs)) {
+			return NULL;
+		}
+		if (from->key_changed) {
+			/* Records must meet their key's partition: repartition, as Kafka Streams does. */
+			Node fake = *step;
+			fake.list = NULL;
+			from = check_repartition(sema, from, &fake);
+			if (!from)
+				return NULL;
+		}
+		IrNode *g = follow(sema, from, IR_GROUP, step->span);
+		g->grouped = true;
+		return g;
+	}
+	return check_aggregation(sema, parent, step, op, nargs);
+}
+
+/* ------------------------------------------------------------------ */
+/* Pipelines                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Checks one pipeline step applied to parent; returns the new node.  The
+ * step's row of ops.def says whether it exists and what it may follow;
+ * the operator's own check does the rest.
+ */
+static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
+{
+	const OpInfo *op;
+	if (step->kind == N_TO) {
+		op = &operators[OPER_TO];
+	} else {
+		assert(step->kind == N_OP);
+		op = find_operator(step->name);
+		if (!op || op->form != FORM_STEP) {
+			report_unknown_operator(step);
+			return NULL;
+		}
+	}
+	if (!(op->on & input_of(parent))) {
+		report_wrong_input(op, parent, step->name_span);
+		return NULL;
+	}
+	int nargs = node_list_len(step->list);
+	IrNode *n;
+	switch (op->id) {
+	case OPER_TO:
+		n = check_sink(sema, parent, step);
+		break;
+	case OPER_REPARTITION:
+		n = check_repartition(sema, parent, step);
+		break;
+	case OPER_MERGE:
+		n = check_merge(sema, parent, step, op, nargs);
+		break;
+	case OPER_GROUP_BY_KEY:
+	case OPER_GROUP_BY:
+	case OPER_COUNT:
+	case OPER_REDUCE:
+	case OPER_AGGREGATE:
+	case OPER_TO_STREAM:
+	case OPER_TO_TABLE:
+		n = check_grouping(sema, parent, step, op, nargs);
+		break;
+	default:
+		n = check_record_op(sema, parent, step, op, nargs);
+		break;
+	}
+	assert(!n || n->has_store == op->stateful);
+	return n;
+}
+
+/* Checks an expression that must denote a stream; returns its last node. */
+static IrNode *check_stream(Sema *sema, Node *e)
+{
+	if (e->kind == N_IDENT) {
+		Symbol *s = lookup_global(sema, e->name, SYM_STREAM);
+		if (!s) {
+			Suggest sg = { e->name, NULL, 0 };
+			for (Symbol *g = sema->globals; g; g = g->next)
+				if (g->kind == SYM_STREAM)
+					suggest_consider(&sg, g->name);
+			error_hint(e->span, did_you_mean(&sg), "unknown stream '%s'", e->name);
+			return NULL;
+		}
+		s->used = true;
+		e->sym = s;
+		return s->ir;
+	}
+	if (e->kind == N_PIPE) {
+		IrNode *parent = check_stream(sema, e->a);
+		if (!parent)
+			return NULL;
+		if (parent->kind == IR_SINK) {
+			error_hint(e->b->span, "'to' ends a pipeline", "nothing can follow 'to'");
+			return NULL;
+		}
+		IrNode *n = check_step(sema, parent, e->b);
+		if (n)
+			e->ir = n;
+		return n;
+	}
+	if (e->kind == N_CALL) {
+		const OpInfo *op = find_operator(e->name);
+		if (op && op->form == FORM_CALL) {
+			assert(op->id == OPER_COGROUP);
+			return check_cogroup(sema, e);
+		}
+	}
+	error_hint(e->span, "a pipeline starts with a stream name, as in: views |> filter(...)",
+	           "expected a stream");
+	return NULL;
+}
+
+/* Does the pipeline expression e end in an operator with an effect? */
+static bool ends_in_effect(Node *e)
+{
+	if (e->kind != N_PIPE)
+		return false;
+	if (e->b->kind == N_TO)
+		return true;
+	const OpInfo *op = e->b->kind == N_OP ? find_operator(e->b->name) : NULL;
+	return op && op->id == OPER_PEEK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Items: sources, tables, stream definitions, statements, splits     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Sets where the store of the table `name` (node n) lives: `in memory` or
+ * `in rocksdb` (the default).  Only a table with a store of its own has
+ * one to place.
+ */
+static void check_placement(Sema *sema, Node *place, IrNode *n, const char *name)
+{
+	if (!place)
+		return;
+	bool memory = strcmp(place->name, "memory") == 0;
+	if (!memory && strcmp(place->name, "rocksdb") != 0) {
+		error_hint(place->span, "write 'in memory' (a hash map) or 'in rocksdb' (the default)",
+		           "unknown store placement '%s'", place->name);
+		return;
+	}
+	if (!n)
+		return;
+	if (!n->has_store || strcmp(sema->topo->stores[n->store].name, name) != 0) {
+		error_hint(place->span,
+		           "filter and map_values on a table, and a table bound to another's name, keep no state of "
+		           "their own; place the store of the table they come from",
+		           "table '%s' has no store of its own to place", name);
+		return;
+	}
+	sema->topo->stores[n->store].in_memory = memory;
+}
+
+/*
+ * table name: K -> V from "topic": the latest value per key, in a store
+ * named after the table.  A null value (a tombstone) deletes its key, so
+ * V itself is never null; records with a null key are dropped.
+ */
+static void check_table_source(Sema *sema, Node *it, IrNode *src)
+{
+	if (!it->a) {
+		error_hint(it->name_span, "write table NAME: KEY -> VALUE from \"topic\";",
+		           "table '%s' needs a key type: a table keeps the latest value per key", it->name);
+		return;
+	}
+	if (src->key->kind == TY_NULLABLE)
+		error_hint(it->a->span, "drop the '?': records with a null key are skipped",
+		           "a table's key is never null, so %s cannot be its type", type_str(src->key));
+	if (src->val->kind == TY_NULLABLE)
+		error_hint(it->b->span, "drop the '?': a null value (a tombstone) deletes its key",
+		           "a table's values are never null, so %s cannot be its type", type_str(src->val));
+	src->key = type_strip(src->key);
+	src->val = type_strip(src->val);
+	src->table = true;
+	src->may_delete = true;
+	sema->binding_name = it->name;
+	add_store(sema, src);
+	sema->binding_name = NULL;
+	check_placement(sema, it->place, src, it->name);
+}
+
+/*
+ * stream NAME: K -> V from "topic" ... (or table ...): a source node, its
+ * formats and error policy.
+ */
+void check_source(Sema *sema, Node *it)
+{
+	Type *key = it->a ? resolve_type(sema, it->a) : ty_nullable(ty_bytes);
+	Type *val = resolve_type(sema, it->b);
+	IrNode *src = ir_new(sema->topo, IR_SOURCE, it->span);
+	src->key = key;
+	src->val = val;
+	src->topic = xstrndup(it->str, it->len);
+	src->name = xstrdup(it->name);
+	check_topic_name(it->str, it->len, it->c->span);
+	for (int i = 0; i < sema->topo->nsources - 1; i++)
+		if (strcmp(sema->topo->sources[i]->topic, src->topic) == 0) {
+			error_hint(it->c->span, "read a topic once and use the stream twice",
+			           "topic \"%s\" is already read by stream '%s'", src->topic, sema->topo->sources[i]->name);
+			break;
+		}
+	src->key_format = default_format(key);
+	src->value_format = default_format(val);
+	if (it->fmt_key && parse_format(it->fmt_key, &src->key_format))
+		check_format(it->fmt_key, src->key_format, key, "key");
+	if (it->fmt_value && parse_format(it->fmt_value, &src->value_format))
+		check_format(it->fmt_value, src->value_format, val, "value");
+	src->policy = it->policy ? parse_policy(it->policy) : POLICY_DEFAULT;
+	if (src->policy == POLICY_DLQ)
+		src->dlq_topic = xstrndup(it->policy->str, it->policy->len);
+	if (it->ival)
+		check_table_source(sema, it, src);
+	define_stream(sema, it->name, it->name_span, src, true);
+}
+
+/* pipeline |> split { branch name = predicate; ... default name; }: one named stream per branch. */
+void check_split(Sema *sema, Node *it)
+{
+	IrNode *parent = check_stream(sema, it->a);
+	if (!parent) {
+		for (Node *b = it->list; b; b = b->next)
+			define_stream(sema, b->name, b->name_span, NULL, false);
+		return;
+	}
+	if (parent->kind == IR_SINK) {
+		error_at(it->name_span, "nothing can follow 'to'");
+		return;
+	}
+	if (!(operators[OPER_SPLIT].on & input_of(parent))) {
+		report_wrong_input(&operators[OPER_SPLIT], parent, it->name_span);
+		for (Node *b = it->list; b; b = b->next)
+			define_stream(sema, b->name, b->name_span, NULL, false);
+		return;
+	}
+	if (!it->list) {
+		error_hint(it->name_span, "add branches: branch name = (k, v) => condition;",
+		           "split needs at least one branch");
+		return;
+	}
+	IrNode *split = ir_new(sema->topo, IR_SPLIT, it->span);
+	split->key = parent->key;
+	split->val = parent->val;
+	ir_link(parent, split);
+	bool seen_default = false;
+	for (Node *b = it->list; b; b = b->next) {
+		if (seen_default) {
+			error_hint(b->span, "move 'default' last", "a branch after 'default' is never taken");
+			break;
+		}
+		IrNode *br = ir_new(sema->topo, IR_BRANCH, b->span);
+		br->key = parent->key;
+		br->val = parent->val;
+		if (b->a) {
+			Type *t = check_lambda(sema, b->a, parent->key, parent->val, ty_bool, "branch");
+			if (t && !assignable(t, ty_bool))
+				error_at(b->a->span, "a branch condition must be bool, found %s", type_str(t));
+			br->lambda = b->a;
+		} else {
+			seen_default = true;
+		}
+		ir_link(split, br);
+		for (Node *o = it->list; o != b; o = o->next)
+			if (strcmp(o->name, b->name) == 0)
+				error_at(b->name_span, "branch '%s' appears twice", b->name);
+		define_stream(sema, b->name, b->name_span, br, false);
+	}
+}
+
+/*
+ * stream NAME = pipeline; / table NAME [in place] = pipeline;: binds the
+ * pipeline's last node to the name, if it is what the declaration says (a
+ * table or a stream; nothing grouped, nothing after 'to').
+ */
+void check_stream_def(Sema *sema, Node *it)
+{
+	sema->binding_name = it->name;
+	IrNode *n = check_stream(sema, it->a);
+	sema->binding_name = NULL;
+	if (n && it->ival && !n->table) {
+		error_hint(it->name_span, "declare it with 'stream', or end it with count(), reduce(...), aggregate(...) or to_table()",
+		           "'%s' is declared a table, but this is a %s", it->name, node_what(n));
+		n = NULL;
+	} else if (n && !it->ival && n->table) {
+		error_hint(it->name_span, "declare it with 'table'", "'%s' is a table", it->name);
+		n = NULL;
+	} else if (n && n->grouped) {
+		error_hint(it->name_span, "aggregate it: count(), reduce(...) or aggregate(...)",
+		           "a %s cannot be bound to a name", node_what(n));
+		n = NULL;
+	} else if (n && n->cogrouped) {
+		error_hint(it->name_span, "aggregate it: cogroup(...) |> aggregate(initial)",
+		           "a cogroup cannot be bound to a name");
+		n = NULL;
+	}
+	if (it->place)
+		check_placement(sema, it->place, n, it->name);
+	if (n && n->kind == IR_SINK) {
+		error_hint(it->a->span, "'to' ends a pipeline; bind the stream before it",
+		           "stream '%s' is bound to a sink", it->name);
+		n = NULL;
+	}
+	/* `stream b = a;` aliases: one node, which keeps its first name (define_stream). */
+	define_stream(sema, it->name, it->name_span, n, false);
+}
+
+/* pipeline;: a pipeline checked for its effect, which it should end in. */
+void check_statement(Sema *sema, Node *it)
+{
+	IrNode *n = check_stream(sema, it->a);
+	if (n && !ends_in_effect(it->a))
+		warning_at(it->span, "the result of this pipeline is not used; end it with '|> to \"topic\"'");
+}
