@@ -85,7 +85,6 @@ enum { AGG_COUNT, AGG_REDUCE, AGG_AGGREGATE };
 typedef struct Store {
 	char *name;
 	IrNode *node;      /* the node that writes it: its children are the store's downstream */
-	char *cname;       /* C identifier in generated names (after_<cname>), set by codegen */
 	bool in_memory;    /* placed in memory (table name in memory = ...) rather than RocksDB */
 } Store;
 

@@ -3,6 +3,7 @@
  */
 #include "printer.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,20 +37,19 @@ void pr_raw(Printer *p, const char *text, size_t len)
 		p->at_line_start = text[len - 1] == '\n';
 }
 
-void pr(Printer *p, const char *fmt, ...)
+/* Appends formatted text, indenting each line that starts in it. */
+static void pr_v(Printer *p, const char *fmt, va_list ap)
 {
 	char small[1024];
-	va_list ap;
-	va_start(ap, fmt);
+	va_list again;
+	va_copy(again, ap);
 	int n = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
 	char *text = small;
 	if ((size_t)n >= sizeof small) {
 		text = xmalloc((size_t)n + 1);
-		va_start(ap, fmt);
-		vsnprintf(text, (size_t)n + 1, fmt, ap);
-		va_end(ap);
+		vsnprintf(text, (size_t)n + 1, fmt, again);
 	}
+	va_end(again);
 	const char *s = text;
 	while (*s) {
 		const char *nl = strchr(s, '\n');
@@ -74,6 +74,35 @@ void pr(Printer *p, const char *fmt, ...)
 	}
 	if (text != small)
 		xfree(text);
+}
+
+void pr(Printer *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pr_v(p, fmt, ap);
+	va_end(ap);
+}
+
+void pr_nested(Printer *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	p->indent++;
+	pr_v(p, fmt, ap);
+	p->indent--;
+	va_end(ap);
+}
+
+void pr_indent(Printer *p)
+{
+	p->indent++;
+}
+
+void pr_dedent(Printer *p)
+{
+	assert(p->indent > 0);
+	p->indent--;
 }
 
 void pr_free(Printer *p)
