@@ -680,6 +680,11 @@ static void append_chunk(Gen *g, Printer *p, Chunk *c)
 	pr_free(&c->text);
 }
 
+/*
+ * The whole C file: the functions first (they register the helpers they
+ * call), then the file in order: header comment, includes, types, user
+ * headers, prototypes, helpers, the functions, the application table.
+ */
 char *codegen(Program *prog, const CodegenOptions *opts)
 {
 	Gen gen = { .prog = prog, .topo = &prog->topo, .opts = opts };
@@ -707,6 +712,11 @@ char *codegen(Program *prog, const CodegenOptions *opts)
 	return p.buf;
 }
 
+/*
+ * The types header: the same Types section as the C file, under the
+ * include guard the C file defines before it includes user headers (so a
+ * user header may include the types header too).
+ */
 char *codegen_types_header(Program *prog, const CodegenOptions *opts)
 {
 	Gen gen = { .prog = prog, .topo = &prog->topo, .opts = opts };

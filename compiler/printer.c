@@ -10,12 +10,14 @@
 
 #include "diag.h"
 
+/* An empty printer at indent 0, at the start of a line. */
 void pr_init(Printer *p)
 {
 	memset(p, 0, sizeof *p);
 	p->at_line_start = 1;
 }
 
+/* Appends n bytes, keeping the buffer NUL-terminated. */
 static void put(Printer *p, const char *s, size_t n)
 {
 	if (p->len + n + 1 > p->cap) {
@@ -27,6 +29,7 @@ static void put(Printer *p, const char *s, size_t n)
 	p->buf[p->len] = '\0';
 }
 
+/* Appends text as it is (already indented), counting its lines. */
 void pr_raw(Printer *p, const char *text, size_t len)
 {
 	put(p, text, len);
@@ -76,6 +79,7 @@ static void pr_v(Printer *p, const char *fmt, va_list ap)
 		xfree(text);
 }
 
+/* Appends formatted text at the current indent. */
 void pr(Printer *p, const char *fmt, ...)
 {
 	va_list ap;
@@ -84,6 +88,7 @@ void pr(Printer *p, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Appends formatted text one level deeper than the current indent. */
 void pr_nested(Printer *p, const char *fmt, ...)
 {
 	va_list ap;
@@ -94,17 +99,20 @@ void pr_nested(Printer *p, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The lines that follow go one level deeper. */
 void pr_indent(Printer *p)
 {
 	p->indent++;
 }
 
+/* The lines that follow go one level shallower. */
 void pr_dedent(Printer *p)
 {
 	assert(p->indent > 0);
 	p->indent--;
 }
 
+/* Frees the text and leaves p empty, ready for reuse. */
 void pr_free(Printer *p)
 {
 	xfree(p->buf);
