@@ -10,7 +10,9 @@
  * Each expression is first built as a CExpr that knows its outermost form
  * (an operand as it is, an operator that needs parentheses to be one, or a
  * negation), so a condition can be written without its outer parentheses
- * and negated without a double negation, with no rewriting of C text.
+ * and negated without a double negation, with no rewriting of C text;
+ * it also knows whether it is a plain variable or member path (safe to
+ * evaluate twice), so nothing inspects emitted text to decide a hoist.
  */
 #include "codegen_int.h"
 
@@ -28,6 +30,7 @@ typedef enum Form {
 
 typedef struct CExpr {
 	Form form;
+	bool name;              /* F_OPERAND: a variable or member path, safe to evaluate twice */
 	char *text;             /* F_OPERAND, F_COMPOUND */
 	struct CExpr *operand;  /* F_NOT */
 } CExpr;
@@ -40,6 +43,14 @@ static CExpr *cexpr(Form form, char *text)
 	CExpr *x = xcalloc(1, sizeof *x);
 	x->form = form;
 	x->text = text;
+	return x;
+}
+
+/* A variable or member path (a temporary, a bound name, a field of one). */
+static CExpr *name_expr(char *text)
+{
+	CExpr *x = cexpr(F_OPERAND, text);
+	x->name = true;
 	return x;
 }
 
@@ -86,6 +97,16 @@ char *emit_expr(Gen *g, Node *e)
 }
 
 /*
+ * The C expression for e as a variable or member path, safe to evaluate
+ * more than once: e itself when it is one, else a temporary holding it.
+ */
+char *emit_name(Gen *g, Node *e)
+{
+	CExpr *x = emit_form(g, e);
+	return x->name ? x->text : hoist(g, e->type, render_expr(x), false);
+}
+
+/*
  * The C condition for e (or for !e with negated), for if (...): a logical
  * not in the source is followed into its operand rather than doubled.
  */
@@ -129,16 +150,6 @@ char *hoist(Gen *g, Type *t, const char *expr, bool check)
 	if (check)
 		emit_error_check(g);
 	return name;
-}
-
-/* Is expr a plain variable or member path (safe to evaluate twice)? */
-bool simple_expr(const char *expr)
-{
-	for (const char *p = expr; *p; p++)
-		if (!(*p == '_' || *p == '.' || *p == '[' || *p == ']' || (*p >= 'a' && *p <= 'z') ||
-		      (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
-			return false;
-	return true;
 }
 
 /*
@@ -188,7 +199,7 @@ static CExpr *emit_logical(Gen *g, Node *e)
 	pr_raw(g->out, stmts, strlen(stmts));
 	pr_nested(g->out, "%s = %s;\n", t, b);
 	pr(g->out, "}\n");
-	return cexpr(F_OPERAND, t);
+	return name_expr(t);
 }
 
 /* ==, !=, <, ... including comparisons with null and of nullables. */
@@ -206,15 +217,11 @@ static CExpr *emit_comparison(Gen *g, Node *e)
 		CExpr *has = cexpr(F_OPERAND, xasprintf("%s.has", emit_expr(g, other)));
 		return op == OP_EQ ? cexpr_not(has) : has;
 	}
-	char *a = emit_expr(g, e->a);
-	char *b = emit_expr(g, e->b);
-	/* T? == T: equal when present and equal. */
+	/* T? == T: equal when present and equal (a nullable operand is read twice). */
 	bool na = ta->kind == TY_NULLABLE, nb = tb->kind == TY_NULLABLE;
+	char *a = na ? emit_name(g, e->a) : emit_expr(g, e->a);
+	char *b = nb ? emit_name(g, e->b) : emit_expr(g, e->b);
 	if (na || nb) {
-		if (na && !simple_expr(a))
-			a = hoist(g, ta, a, false);
-		if (nb && !simple_expr(b))
-			b = hoist(g, tb, b, false);
 		char *pa = na ? xasprintf("%s.v", a) : a;
 		char *pb = nb ? xasprintf("%s.v", b) : b;
 		Type *sa = type_strip(ta);
@@ -252,7 +259,7 @@ static CExpr *emit_binary(Gen *g, Node *e)
 		return cexpr(F_OPERAND, xasprintf("stoat_str_concat(cx, %s, %s)", a, b));
 	if (rt->kind == TY_F64) {
 		if (op == OP_DIV)
-			return cexpr(F_OPERAND, hoist(g, ty_f64, xasprintf("stoat_div_f64(cx, %s, %s)", a, b), true));
+			return name_expr(hoist(g, ty_f64, xasprintf("stoat_div_f64(cx, %s, %s)", a, b), true));
 		return cexpr(F_COMPOUND, xasprintf("%s %s %s", a, cop[op], b));
 	}
 	/* Integers, timestamps and durations: checked. */
@@ -262,7 +269,7 @@ static CExpr *emit_binary(Gen *g, Node *e)
 		a = xasprintf("(int64_t)%s", a);
 	if (tb->kind == TY_I32 && ct->kind == TY_I64)
 		b = xasprintf("(int64_t)%s", b);
-	return cexpr(F_OPERAND, hoist(g, rt, xasprintf("stoat_%s_%s(cx, %s, %s)", fn[op], int_suffix(ct), a, b), true));
+	return name_expr(hoist(g, rt, xasprintf("stoat_%s_%s(cx, %s, %s)", fn[op], int_suffix(ct), a, b), true));
 }
 
 /* A record literal, with fields from a spread filled in. */
@@ -274,9 +281,7 @@ static char *emit_record(Gen *g, Node *e)
 	char *base = NULL;
 	Record *base_rec = NULL;
 	if (spread) {
-		base = emit_expr(g, spread->a);
-		if (!simple_expr(base))
-			base = hoist(g, spread->a->type, base, false);
+		base = emit_name(g, spread->a);
 		base_rec = spread->a->type->rec;
 	}
 	size_t cap = 256, len = 0;
@@ -312,9 +317,7 @@ static char *emit_record(Gen *g, Node *e)
 static char *emit_comprehension(Gen *g, Node *e)
 {
 	Type *elem = e->a->type;
-	char *src = emit_expr(g, e->b);
-	if (!simple_expr(src))
-		src = hoist(g, e->b->type, src, false);
+	char *src = emit_name(g, e->b);
 	char *vec = new_tmp(g);
 	char *idx = new_tmp(g);
 	pr(g->out, "stoat_vec %s = { NULL, 0, 0 };\n", vec);
@@ -333,14 +336,14 @@ static char *emit_comprehension(Gen *g, Node *e)
 }
 
 /* A call of an extern or a built-in (len, get). */
-static char *emit_call(Gen *g, Node *e)
+static CExpr *emit_call(Gen *g, Node *e)
 {
 	if (e->op == 1) /* built-in len of an array */
-		return xasprintf("(int64_t)%s.len", emit_expr(g, e->list));
+		return cexpr(F_OPERAND, xasprintf("(int64_t)%s.len", emit_expr(g, e->list)));
 	if (e->op == 2) { /* built-in get: element or null */
 		char *a = emit_expr(g, e->list);
 		char *i = emit_as(g, e->list->next, ty_i64);
-		return xasprintf("%s(%s, %s)", need(g, H_GET, e->list->type, FMT_JSON), a, i);
+		return cexpr(F_OPERAND, xasprintf("%s(%s, %s)", need(g, H_GET, e->list->type, FMT_JSON), a, i));
 	}
 	Node *d = e->decl;
 	size_t cap = 128, len = 0;
@@ -356,15 +359,13 @@ static char *emit_call(Gen *g, Node *e)
 	if (len + 2 > cap)
 		s = xrealloc(s, cap = len + 2);
 	snprintf(s + len, cap - len, ")");
-	return hoist(g, d->type, s, true);
+	return name_expr(hoist(g, d->type, s, true));
 }
 
 /* a ?? b: b evaluated only when a is null. */
 static CExpr *emit_coalesce(Gen *g, Node *e)
 {
-	char *a = emit_expr(g, e->a);
-	if (!simple_expr(a))
-		a = hoist(g, e->a->type, a, false);
+	char *a = emit_name(g, e->a);
 	char *stmts;
 	char *b = emit_lazy(g, e->b, e->type, &stmts);
 	char *present = e->type->kind == TY_NULLABLE ? a : xasprintf("%s.v", a);
@@ -376,7 +377,7 @@ static CExpr *emit_coalesce(Gen *g, Node *e)
 	pr_raw(g->out, stmts, strlen(stmts));
 	pr_nested(g->out, "%s = %s;\n", t, b);
 	pr(g->out, "}\n");
-	return cexpr(F_OPERAND, t);
+	return name_expr(t);
 }
 
 /* if c then x else y: each branch's statements only on its side. */
@@ -397,7 +398,7 @@ static CExpr *emit_if(Gen *g, Node *e)
 	pr_raw(g->out, s2, strlen(s2));
 	pr_nested(g->out, "%s = %s;\n", t, y);
 	pr(g->out, "}\n");
-	return cexpr(F_OPERAND, t);
+	return name_expr(t);
 }
 
 /* -x and !x. */
@@ -414,8 +415,7 @@ static CExpr *emit_unary(Gen *g, Node *e)
 	}
 	if (e->type->kind == TY_F64)
 		return cexpr(F_OPERAND, xasprintf("(-%s)", emit_expr(g, e->a)));
-	return cexpr(F_OPERAND,
-	             hoist(g, e->type, xasprintf("stoat_neg_%s(cx, %s)", int_suffix(e->type), emit_expr(g, e->a)), true));
+	return name_expr(hoist(g, e->type, xasprintf("stoat_neg_%s(cx, %s)", int_suffix(e->type), emit_expr(g, e->a)), true));
 }
 
 /* An array literal: its elements in an arena block. */
@@ -439,8 +439,7 @@ static char *emit_array(Gen *g, Node *e)
 /* let x = a in b: evaluated once, where it is written. */
 static CExpr *emit_let(Gen *g, Node *e)
 {
-	char *init = emit_expr(g, e->a);
-	CVar *var = cvar(simple_expr(init) ? init : hoist(g, e->a->type, init, false));
+	CVar *var = cvar(emit_name(g, e->a));
 	bind(g, e->sym, var);
 	if (!e->sym->used)
 		pr(g->out, "(void)%s; /* unused, but evaluated: it may fail */\n", var->c);
@@ -454,6 +453,8 @@ static CExpr *emit_form(Gen *g, Node *e)
 	case N_INT:
 		if (e->type->kind == TY_F64)
 			return cexpr(F_OPERAND, c_double((double)e->ival));
+		if (e->type->kind == TY_I32 && e->ival >= 0) /* digits only: safe to write twice */
+			return name_expr(xasprintf("%lld", (long long)e->ival));
 		if (e->type->kind == TY_I32)
 			return cexpr(F_OPERAND, xasprintf("%lld", (long long)e->ival));
 		return cexpr(F_OPERAND, xasprintf("INT64_C(%lld)", (long long)e->ival));
@@ -462,27 +463,31 @@ static CExpr *emit_form(Gen *g, Node *e)
 	case N_STR:
 		return cexpr(F_OPERAND, xasprintf("((stoat_str){ %s, %zu })", c_string(e->str, e->len), e->len));
 	case N_BOOL:
-		return cexpr(F_OPERAND, xstrdup(e->ival ? "true" : "false"));
+		return name_expr(xstrdup(e->ival ? "true" : "false"));
 	case N_DURATION:
 		return cexpr(F_OPERAND, xasprintf("INT64_C(%lld)", (long long)e->ival));
 	case N_NULL:
-		return cexpr(F_OPERAND, xstrdup("0"));
+		return name_expr(xstrdup("0"));
 	case N_IDENT: {
+		/* What a name is bound to is a variable or member path (see CVar). */
 		const char *c = use(bound(g, e->sym));
-		return cexpr(F_OPERAND, e->narrowed ? xasprintf("%s.v", c) : xstrdup(c));
+		return name_expr(e->narrowed ? xasprintf("%s.v", c) : xstrdup(c));
 	}
 	case N_FIELD: {
-		char *base = emit_expr(g, e->a);
-		return cexpr(F_OPERAND, xasprintf("%s.%s%s", base, c_field(e->name), e->narrowed ? ".v" : ""));
+		CExpr *base = emit_form(g, e->a);
+		CExpr *x = cexpr(F_OPERAND,
+		                 xasprintf("%s.%s%s", render_expr(base), c_field(e->name), e->narrowed ? ".v" : ""));
+		x->name = base->name;
+		return x;
 	}
 	case N_INDEX: {
 		char *a = emit_expr(g, e->a);
 		char *i = emit_as(g, e->b, ty_i64);
 		char *fn = need(g, H_INDEX, e->a->type, FMT_JSON);
-		return cexpr(F_OPERAND, hoist(g, e->type, xasprintf("%s(cx, %s, %s)", fn, a, i), true));
+		return name_expr(hoist(g, e->type, xasprintf("%s(cx, %s, %s)", fn, a, i), true));
 	}
 	case N_CALL:
-		return cexpr(F_OPERAND, emit_call(g, e));
+		return emit_call(g, e);
 	case N_UNARY:
 		return emit_unary(g, e);
 	case N_BINARY:

@@ -49,7 +49,7 @@ typedef struct Helper {
  * Label.used) without reading the output back.
  */
 typedef struct CVar {
-	const char *c;      /* the C text */
+	const char *c;      /* the C text: always a variable or member path */
 	struct CVar *whole; /* the variable this is a part of, or NULL */
 	bool used;
 } CVar;
@@ -123,7 +123,7 @@ char *emit_lazy(Gen *g, Node *e, Type *to, char **stmts);
 char *emit_lazy_cond(Gen *g, Node *e, char **stmts);
 char *hoist(Gen *g, Type *t, const char *expr, bool check);
 char *coerce(char *expr, Type *from, Type *to);
-bool simple_expr(const char *expr);
+char *emit_name(Gen *g, Node *e);
 
 /* codegen_ops.c */
 void bind_lambda(Gen *g, Node *lam, CVar *k, CVar *v);

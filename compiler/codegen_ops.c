@@ -173,9 +173,7 @@ static void emit_flat_map(Gen *g, IrNode *n, CVar *k, CVar *v)
 	char *nk = xasprintf("k%d", n->id), *nv = xasprintf("v%d", n->id);
 	op_comment(g, n, ir_kind_name(n->kind));
 	bind_lambda(g, n->lambda, k, v);
-	char *arr = emit_expr(g, n->lambda->a);
-	if (!simple_expr(arr))
-		arr = hoist(g, n->lambda->a->type, arr, false);
+	char *arr = emit_name(g, n->lambda->a);
 	char *i = xasprintf("i%d", n->id);
 	pr(g->out, "for (size_t %s = 0; %s < %s.len; %s++) {\n", i, i, arr, i);
 	pr_indent(g->out);
