@@ -253,6 +253,11 @@ int build_binary(const BuildOptions *o)
 		char *flag = xasprintf("-I%s", o->source_dir);
 		arg(&a, flag);
 	}
+	/* Extern sources include the types header by its plain name. */
+	if (o->types_dir) {
+		char *flag = xasprintf("-I%s", o->types_dir);
+		arg(&a, flag);
+	}
 	for (int i = 0; i < o->ninclude_dirs; i++) {
 		char *flag = xasprintf("-I%s", o->include_dirs[i]);
 		arg(&a, flag);

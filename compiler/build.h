@@ -15,6 +15,7 @@ typedef struct BuildOptions {
 	const char *c_file;      /* the emitted C */
 	const char *output;      /* the binary */
 	const char *source_dir;  /* directory of the .stoat file: extern headers */
+	const char *types_dir;   /* directory of the types header (<base>.types.h) */
 	const char **extra_inputs; /* user C sources, objects, archives */
 	int nextra_inputs;
 	const char **include_dirs; /* -I from the command line */

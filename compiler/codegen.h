@@ -21,4 +21,12 @@ typedef struct CodegenOptions {
 /* Returns the whole C file as a malloc'd string. */
 char *codegen(Program *prog, const CodegenOptions *opts);
 
+/*
+ * Returns the types header as a malloc'd string: the C types of the
+ * program (record structs, nullables, arrays), for the C sources of its
+ * extern functions (stoatc emit --header; stoatc build writes it beside
+ * the generated C as <base>.types.h).
+ */
+char *codegen_types_header(Program *prog, const CodegenOptions *opts);
+
 #endif

@@ -73,7 +73,6 @@ struct IrNode {
 typedef struct Store {
 	char *name;
 	IrNode *node;      /* the node that writes it: its children are the store's downstream */
-	char *cname;       /* C identifier in generated names (after_<cname>), set by codegen */
 	bool in_memory;    /* placed in memory (table name in memory = ...) rather than RocksDB */
 } Store;
 

@@ -3,6 +3,7 @@
  *
  *   stoatc build app.stoat -o app [file.c ...]   emit C, compile, link
  *   stoatc emit  app.stoat -o dir/|file.c         emit C only
+ *   stoatc emit --header app.stoat -o dir/|file.h the C types, for extern sources
  *   stoatc check app.stoat                        diagnostics only
  *   stoatc graph app.stoat [-o x.dot|x.svg|x.png] the topology as a picture
  *
@@ -41,6 +42,8 @@ static const char usage_text[] =
 	"commands:\n"
 	"  build FILE.stoat -o BINARY [EXTERN.c ...]   compile to a native binary\n"
 	"  emit  FILE.stoat [-o DIR/ | -o FILE.c]      write the generated C (stdout without -o)\n"
+	"  emit --header FILE.stoat [-o DIR/ | -o FILE.h]  write the types header for extern C\n"
+	"                                              sources (DIR/FILE.types.h; stdout without -o)\n"
 	"  check FILE.stoat                            report diagnostics only\n"
 	"  graph FILE.stoat [-o FILE.dot|.svg|.png|.pdf]  the topology as Graphviz DOT (stdout\n"
 	"                                              without -o; other formats run Graphviz dot)\n"
@@ -50,7 +53,9 @@ static const char usage_text[] =
 	"  -I DIR                 search DIR for extern headers (the .stoat file's directory is searched)\n"
 	"  --cflags FLAGS         extra C compiler flags for build (also $STOAT_CFLAGS)\n"
 	"  --line-directives, -g  emit #line directives pointing at the .stoat source\n"
-	"  --keep-c               build: keep the generated C next to the binary (BINARY.c)\n"
+	"  --keep-c               build: keep the generated C next to the binary (BINARY.c, and\n"
+	"                         the types header FILE.types.h beside it)\n"
+	"  --header               emit: the types header (record structs) instead of the C\n"
 	"  -v, --verbose          print the commands stoatc runs\n"
 	"  --max-errors N         stop after N errors (default 50; 0 for no limit)\n"
 	"  -h, --help             this text\n"
@@ -507,7 +512,7 @@ int main(int argc, char **argv)
 	const char **train = xcalloc((size_t)argc, sizeof *train);
 	DepOptions dep = { .targets = xcalloc((size_t)argc, sizeof(char *)), .quote = xcalloc((size_t)argc, sizeof(bool)) };
 	int nextras = 0, nincludes = 0, ntrain = 0;
-	bool line_directives = false, keep_c = false, verbose = false, dep_flag = false;
+	bool line_directives = false, keep_c = false, verbose = false, dep_flag = false, header = false;
 	PgoMode pgo = PGO_NONE;
 	const char *pgo_dir = NULL, *pgo_flag = NULL;
 	for (int i = 2; i < argc; i++) {
@@ -578,6 +583,8 @@ int main(int argc, char **argv)
 			line_directives = true;
 		} else if (strcmp(a, "--keep-c") == 0) {
 			keep_c = true;
+		} else if (strcmp(a, "--header") == 0) {
+			header = true;
 		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
 			verbose = true;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -597,6 +604,8 @@ int main(int argc, char **argv)
 	}
 	if (!input)
 		usage_error("%s: no .stoat file given", cmd);
+	if (header && !is_emit)
+		usage_error("%s: --header goes with emit (build writes the types header itself)", cmd);
 	if (dep_flag && !is_build && !is_emit)
 		usage_error("%s: -M, -MD, -MF, -MT, -MQ and -MP go with emit and build", cmd);
 	if (dep_flag && !dep.only)
@@ -621,21 +630,22 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 
 	char *base = base_name_no_ext(input);
+	/* The types header's name: extern sources #include "<base>.types.h". */
+	char *header_name = xasprintf("%s.types.h", base);
 	if (is_emit) {
+		const char *default_name = header ? header_name : xasprintf("%s.c", base);
 		char *path = NULL;
 		if (output)
-			path = (is_dir(output) || ends_with(output, "/")) ? join_path(output, xasprintf("%s.c", base))
-			                                                 : xstrdup(output);
+			path = (is_dir(output) || ends_with(output, "/")) ? join_path(output, default_name) : xstrdup(output);
 		if (dep.only || dep.also) {
-			char *target = path ? path : xasprintf("%s.c", base);
+			char *target = path ? path : xstrdup(default_name);
 			if (!write_deps(&dep, target, replace_ext(target, ".d"), deps, ndeps))
 				return EXIT_IO;
 			if (dep.only)
 				return EXIT_OK;
 		}
-		CodegenOptions co = { .line_directives = line_directives,
-		                      .output_name = path ? path : xasprintf("%s.c", base) };
-		char *c = codegen(prog, &co);
+		CodegenOptions co = { .line_directives = line_directives, .output_name = path ? path : default_name };
+		char *c = header ? codegen_types_header(prog, &co) : codegen(prog, &co);
 		if (!path) {
 			fputs(c, stdout);
 			return EXIT_OK;
@@ -707,8 +717,13 @@ int main(int argc, char **argv)
 	char *c = codegen(prog, &co);
 	if (!write_file(c_path, c))
 		return EXIT_IO;
+	/* The types header beside the C, for extern sources (found through -I). */
+	char *types_dir = dir_name(c_path);
+	char *types_path = join_path(types_dir, header_name);
+	if (!write_file(types_path, codegen_types_header(prog, &co)))
+		return EXIT_IO;
 	BuildOptions bo = {
-		.c_file = c_path, .output = output, .source_dir = source_dir,
+		.c_file = c_path, .output = output, .source_dir = source_dir, .types_dir = types_dir,
 		.extra_inputs = extras, .nextra_inputs = nextras,
 		.include_dirs = includes, .ninclude_dirs = nincludes,
 		.cflags = cflags, .verbose = verbose,
@@ -729,6 +744,7 @@ int main(int argc, char **argv)
 			remove_files(tmpdir, base, "-instrumented");
 		}
 		unlink(c_path);
+		unlink(types_path);
 		if (rmdir(tmpdir) != 0 && verbose)
 			fprintf(stderr, "stoatc: warning: could not remove %s: %s\n", tmpdir, strerror(errno));
 	}

@@ -3,18 +3,21 @@
  */
 #include "printer.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
 
+/* An empty printer at indent 0, at the start of a line. */
 void pr_init(Printer *p)
 {
 	memset(p, 0, sizeof *p);
 	p->at_line_start = 1;
 }
 
+/* Appends n bytes, keeping the buffer NUL-terminated. */
 static void put(Printer *p, const char *s, size_t n)
 {
 	if (p->len + n + 1 > p->cap) {
@@ -26,6 +29,7 @@ static void put(Printer *p, const char *s, size_t n)
 	p->buf[p->len] = '\0';
 }
 
+/* Appends text as it is (already indented), counting its lines. */
 void pr_raw(Printer *p, const char *text, size_t len)
 {
 	put(p, text, len);
@@ -36,20 +40,19 @@ void pr_raw(Printer *p, const char *text, size_t len)
 		p->at_line_start = text[len - 1] == '\n';
 }
 
-void pr(Printer *p, const char *fmt, ...)
+/* Appends formatted text, indenting each line that starts in it. */
+static void pr_v(Printer *p, const char *fmt, va_list ap)
 {
 	char small[1024];
-	va_list ap;
-	va_start(ap, fmt);
+	va_list again;
+	va_copy(again, ap);
 	int n = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
 	char *text = small;
 	if ((size_t)n >= sizeof small) {
 		text = xmalloc((size_t)n + 1);
-		va_start(ap, fmt);
-		vsnprintf(text, (size_t)n + 1, fmt, ap);
-		va_end(ap);
+		vsnprintf(text, (size_t)n + 1, fmt, again);
 	}
+	va_end(again);
 	const char *s = text;
 	while (*s) {
 		const char *nl = strchr(s, '\n');
@@ -76,6 +79,40 @@ void pr(Printer *p, const char *fmt, ...)
 		xfree(text);
 }
 
+/* Appends formatted text at the current indent. */
+void pr(Printer *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pr_v(p, fmt, ap);
+	va_end(ap);
+}
+
+/* Appends formatted text one level deeper than the current indent. */
+void pr_nested(Printer *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	p->indent++;
+	pr_v(p, fmt, ap);
+	p->indent--;
+	va_end(ap);
+}
+
+/* The lines that follow go one level deeper. */
+void pr_indent(Printer *p)
+{
+	p->indent++;
+}
+
+/* The lines that follow go one level shallower. */
+void pr_dedent(Printer *p)
+{
+	assert(p->indent > 0);
+	p->indent--;
+}
+
+/* Frees the text and leaves p empty, ready for reuse. */
 void pr_free(Printer *p)
 {
 	xfree(p->buf);

@@ -23,6 +23,11 @@ void pr_init(Printer *p);
 void pr(Printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends text verbatim (already indented), e.g. another printer's buffer. */
 void pr_raw(Printer *p, const char *text, size_t len);
+/* One indent level deeper / shallower for the lines that follow. */
+void pr_indent(Printer *p);
+void pr_dedent(Printer *p);
+/* Like pr(), one level deeper: the body of an if or loop without braces. */
+void pr_nested(Printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pr_free(Printer *p);
 
 #endif

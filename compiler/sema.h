@@ -26,7 +26,6 @@ struct Symbol {
 	bool is_source;    /* SYM_STREAM declared with 'from' */
 	Symbol *next;      /* scope chain */
 	Symbol *overload;  /* SYM_FN: next overload */
-	char *cexpr;       /* SYM_VAR: the C expression code generation binds */
 };
 
 typedef struct Program {

@@ -311,13 +311,51 @@ static int kafka_command(const stoat_app *app, const char *prog, const char *com
 	return status;
 }
 
-/* The policy as `describe` shows it: a source's own, or the app's. */
-static void describe_policy(FILE *f, stoat_policy own, stoat_policy app_policy)
+/* A policy as `describe` shows it: dlq with its dead-letter topic. */
+static void describe_one_policy(FILE *f, stoat_policy p, const char *dlq_topic)
 {
-	if (own == STOAT_POLICY_DEFAULT)
-		fprintf(f, "%s (application's)", stoat_policy_name(app_policy));
-	else
-		fprintf(f, "%s", stoat_policy_name(own));
+	fprintf(f, "%s", stoat_policy_name(p));
+	if (p == STOAT_POLICY_DLQ && dlq_topic)
+		fprintf(f, " %s", dlq_topic);
+}
+
+/* The policy as `describe` shows it: a source's own, or the app's. */
+static void describe_policy(FILE *f, const stoat_source *s, const stoat_app *app)
+{
+	if (s->on_error == STOAT_POLICY_DEFAULT) {
+		describe_one_policy(f, app->on_error, app->dlq_topic);
+		fprintf(f, " (application's)");
+	} else {
+		describe_one_policy(f, s->on_error, s->dlq_topic);
+	}
+}
+
+/* The dead-letter topic a source's failed records go to, or NULL. */
+static const char *source_dlq_topic(const stoat_source *s, const stoat_app *app)
+{
+	if (s->on_error == STOAT_POLICY_DLQ)
+		return s->dlq_topic;
+	if (s->on_error == STOAT_POLICY_DEFAULT && app->on_error == STOAT_POLICY_DLQ)
+		return app->dlq_topic;
+	return NULL;
+}
+
+/*
+ * The distinct dead-letter topics of the sources, in source order, into
+ * topics (room for app->source_count); returns how many.
+ */
+static size_t dlq_topics(const stoat_app *app, const char **topics)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < app->source_count; i++) {
+		const char *t = source_dlq_topic(&app->sources[i], app);
+		bool seen = !t;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = strcmp(topics[j], t) == 0;
+		if (!seen)
+			topics[n++] = t;
+	}
+	return n;
 }
 
 /* Prints the application table, for people and for checking what stoatc
@@ -328,22 +366,37 @@ static void describe(FILE *f, const stoat_app *app)
 	fprintf(f, "source file      %s\n", app->source_file ? app->source_file : "(unknown)");
 	fprintf(f, "guarantee        %s\n", stoat_guarantee_name(app->guarantee));
 	fprintf(f, "commit interval  %" PRId64 " ms\n", app->commit_interval_ms);
-	fprintf(f, "on error         %s\n", stoat_policy_name(app->on_error));
+	fprintf(f, "on error         ");
+	describe_one_policy(f, app->on_error, app->dlq_topic);
+	fputc('\n', f);
 	fprintf(f, "sources (%zu):\n", app->source_count);
 	for (size_t i = 0; i < app->source_count; i++) {
 		const stoat_source *s = &app->sources[i];
 		fprintf(f, "  %-16s topic %-24s key %-5s value %-5s on error ", s->name ? s->name : "?",
 			s->topic ? s->topic : "?", stoat_format_name(s->key_format),
 			stoat_format_name(s->value_format));
-		describe_policy(f, s->on_error, app->on_error);
+		describe_policy(f, s, app);
 		fputc('\n', f);
 	}
-	fprintf(f, "sinks (%zu):\n", app->sink_count);
+	/* Dead-letter topics are sinks too: failed records go there, bytes unchanged. */
+	const char **dead = calloc(app->source_count ? app->source_count : 1, sizeof *dead);
+	size_t ndead = dead ? dlq_topics(app, dead) : 0;
+	fprintf(f, "sinks (%zu):\n", app->sink_count + ndead);
 	for (size_t i = 0; i < app->sink_count; i++) {
 		const stoat_sink *s = &app->sinks[i];
 		fprintf(f, "  %-3zu topic %-24s key %-5s value %s\n", i, s->topic ? s->topic : "(per record)",
 			stoat_format_name(s->key_format), stoat_format_name(s->value_format));
 	}
+	for (size_t i = 0; i < ndead; i++) {
+		fprintf(f, "  dlq topic %-24s the failed records of", dead[i]);
+		for (size_t j = 0; j < app->source_count; j++) {
+			const char *t = source_dlq_topic(&app->sources[j], app);
+			if (t && strcmp(t, dead[i]) == 0)
+				fprintf(f, " %s", app->sources[j].name);
+		}
+		fputc('\n', f);
+	}
+	free(dead);
 	if (app->store_count == 0)
 		return;
 	fprintf(f, "stores (%zu):\n", app->store_count);

@@ -1,0 +1,157 @@
+/*
+ * codegen_int.h - what the code generator's files share (private to them).
+ *
+ * codegen.c        types, the physical decisions still made here (store C
+ *                  names, the stores each source writes, one function per
+ *                  source / merge / store downstream), the file's header
+ *                  comment, the application table, codegen()
+ * codegen_expr.c   expressions and conditions
+ * codegen_ops.c    stateless operators, sinks, pipelines and merge segments
+ * codegen_table.c  stores, aggregations and the operators on tables
+ * codegen_serde.c  helpers: JSON readers and writers, decoders, encoders,
+ *                  indexing; the helper registry and its output
+ * codegen_store.c  the store key and value codecs, from one layout table
+ *
+ * The public entry point stays codegen.h.
+ */
+#ifndef STOAT_CODEGEN_INT_H
+#define STOAT_CODEGEN_INT_H
+
+#include <stdbool.h>
+
+#include "codegen.h"
+#include "printer.h"
+
+/* Helpers discovered while emitting pipelines, generated afterwards. */
+typedef enum HelperKind {
+	H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET,
+	H_STORE_KEY,       /* store_key_T: appends the order-preserving key */
+	H_STORE_KEY_GET,   /* store_key_get_T: reads one back from a cursor */
+	H_STORE_KEY_READ,  /* store_key_read_T: a whole key, or an error */
+	H_STORE_VALUE_PUT, /* store_value_put_T: appends the compact value */
+	H_STORE_VALUE_GET, /* store_value_get_T: reads one back from a cursor */
+	H_STORE_VALUE_READ, /* store_value_read_T: a whole value, or an error */
+	H_CHANGE_READ,     /* change_read_T: a grouped table's repartitioned change */
+	H_COUNT
+} HelperKind;
+
+typedef struct Helper {
+	HelperKind kind;
+	Type *type;
+	Format format;
+} Helper;
+
+/*
+ * A C variable (or a part of one, such as x.v of x) that emitted code may
+ * refer to.  Whoever writes its name into the output calls use(), which
+ * sets used on it and on what it is part of, so a declaration can be
+ * followed by (void)x; exactly when nothing referred to it (as re2c's
+ * Label.used) without reading the output back.
+ */
+typedef struct CVar {
+	const char *c;      /* the C text: always a variable or member path */
+	struct CVar *whole; /* the variable this is a part of, or NULL */
+	bool used;
+} CVar;
+
+/* What a lambda parameter, let or comprehension variable stands for. */
+typedef struct Binding {
+	Symbol *sym;
+	CVar *var;
+} Binding;
+
+/* Emitted functions, kept apart until the file is assembled (see codegen()). */
+typedef struct Chunk {
+	Printer text;
+	bool has_line; /* holds #line directives into the .stoat file */
+} Chunk;
+
+typedef struct Gen {
+	Program *prog;
+	Topology *topo;
+	const CodegenOptions *opts;
+	Printer *out;
+	int tmp;
+	bool in_segment;     /* in a merge segment: fail is return false */
+	int loop_depth;      /* inside a flat_map loop */
+	bool tail;           /* nothing follows the current node in its loop */
+	bool uses_fail;      /* the current function jumps to fail */
+	bool wrote_line;     /* the current function has a #line into the .stoat file */
+	IrNode *source;      /* the source of the current pipeline */
+	CVar *raw_key;       /* the variable holding the source's decoded key */
+	CVar *raw_value;
+	CVar *raw_key_flag;  /* in a segment: its raw_key parameter */
+	CVar *raw_value_flag;
+	Helper *helpers;
+	int nhelpers;
+	Binding *bindings;
+	int nbindings;
+	char **store_cnames; /* per store: its C identifier (after_<cname>) */
+	Type **types;        /* composite types in definition order */
+	int ntypes;
+	Type **deferred;     /* array elements still to define */
+	int ndeferred;
+	IrNode *from;        /* the node whose children are being emitted (cogroup inputs) */
+	CVar *sub;           /* in a change source's pipeline: the value to subtract (V?) */
+	CVar *add;           /* ... and the value to add (V?) */
+} Gen;
+
+/* codegen.c: small shared utilities */
+const char *fail_stmt(Gen *g);
+const char *skip_stmt(Gen *g);
+char *new_tmp(Gen *g);
+char *c_string(const char *s, size_t len);
+char *c_double(double d);
+const char *c_field(const char *name);
+const char *stoat_format_enum(Format f);
+const char *store_cname(Gen *g, int store);
+void emit_error_check(Gen *g);
+void op_comment(Gen *g, IrNode *n, const char *what);
+CVar *cvar(const char *c);
+CVar *cvar_part(CVar *whole, const char *suffix);
+const char *use(CVar *v);
+void bind(Gen *g, Symbol *sym, CVar *var);
+CVar *bound(Gen *g, Symbol *sym);
+Printer *begin_sub(Gen *g, Printer *sub, int extra_indent);
+void end_sub(Gen *g, Printer *saved);
+
+/* codegen_expr.c */
+char *emit_expr(Gen *g, Node *e);
+char *emit_as(Gen *g, Node *e, Type *to);
+char *emit_cond(Gen *g, Node *e, bool negated);
+char *emit_lazy(Gen *g, Node *e, Type *to, char **stmts);
+char *emit_lazy_cond(Gen *g, Node *e, char **stmts);
+char *hoist(Gen *g, Type *t, const char *expr, bool check);
+char *coerce(char *expr, Type *from, Type *to);
+char *emit_name(Gen *g, Node *e);
+
+/* codegen_ops.c */
+void bind_lambda(Gen *g, Node *lam, CVar *k, CVar *v);
+void emit_children(Gen *g, IrNode *n, CVar *k, CVar *v);
+void emit_node(Gen *g, IrNode *n, CVar *k, CVar *v);
+void emit_pipeline(Gen *g, IrNode *src, Printer *p);
+void emit_segment(Gen *g, IrNode *m, Printer *p);
+void reset_function(Gen *g, Printer *body, bool in_segment);
+
+/* codegen_table.c */
+void emit_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);
+void emit_to_table(Gen *g, IrNode *n, CVar *k, CVar *v);
+int cogroup_input(IrNode *cg, IrNode *in);
+void emit_table_source(Gen *g, IrNode *src, CVar *k, CVar *v);
+void emit_change_source(Gen *g, IrNode *src, CVar *k);
+void emit_store_after(Gen *g, int si, Printer *p);
+void emit_store_flush(Gen *g, int si, Printer *p);
+
+/* codegen_serde.c */
+char *helper_name(HelperKind kind, Type *t, Format f);
+char *need(Gen *g, HelperKind kind, Type *t, Format f);
+void emit_helpers(Gen *g, Printer *p);
+
+/* codegen_store.c */
+bool store_helper(HelperKind kind);
+void store_helper_declare(Printer *p, HelperKind kind, Type *t);
+void store_helper_define(Printer *p, HelperKind kind, Type *t);
+bool store_helper_declared(HelperKind kind);
+void store_helper_needs(Gen *g, HelperKind kind, Type *t);
+
+#endif

@@ -1,0 +1,708 @@
+/*
+ * codegen_table.c - stores, aggregations and the operators on tables.
+ *
+ * A store update is read, computed and written in the pipeline that
+ * causes it; what follows the store runs in after_<store> for each change
+ * of a key (its old and new values), called at once or, when the record
+ * cache holds the update back, from flush_<store>.  Store keys use the
+ * order-preserving key layout, values the compact value layout
+ * (codegen_store.c, runtime.h).
+ */
+#include "codegen_int.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Passes a store update on: when stoat_store_put (or delete) says the
+ * update goes downstream now, calls the store's after_ function directly;
+ * otherwise the record cache holds it and flush_<store> passes it on later.
+ * `op` is the put or delete call; old_v and new_v the key's old and new
+ * values (C expressions of type V?).
+ */
+static void emit_store_write(Gen *g, IrNode *n, const char *op, CVar *key, const char *old_v, const char *new_v)
+{
+	if (n->nchildren == 0) {
+		pr(g->out, "(void)%s; /* nothing downstream */\n", op);
+		emit_error_check(g);
+		return;
+	}
+	pr(g->out, "bool now%d = %s;\n", n->id, op);
+	emit_error_check(g);
+	pr(g->out, "if (now%d && !after_%s(cx, %s, %s, %s))\n", n->id, store_cname(g, n->store), use(key), old_v, new_v);
+	pr_nested(g->out, "%s;\n", fail_stmt(g));
+}
+
+/*
+ * Reads the current value of a store key: declares sk<id> (the key's
+ * bytes, copied to the arena so that later encodings cannot move them)
+ * and old<id> (the value, of type V?, has false when the key is absent).
+ */
+static void emit_store_read(Gen *g, IrNode *n, CVar *key)
+{
+	char *key_fn = need(g, H_STORE_KEY, n->key, FMT_JSON);
+	char *read_fn = need(g, H_STORE_VALUE_READ, n->val, FMT_JSON);
+	pr(g->out, "cx->key_buf.len = 0;\n%s(&cx->key_buf, &%s);\n", key_fn, use(key));
+	pr(g->out, "stoat_str sk%d = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->key_buf));\n", n->id);
+	pr(g->out, "stoat_str stored%d;\n", n->id);
+	pr(g->out, "%s old%d = { .has = false };\n", type_c(ty_nullable(n->val)), n->id);
+	pr(g->out, "old%d.has = stoat_store_get(cx, %d, sk%d, &stored%d);\n", n->id, n->store, n->id, n->id);
+	emit_error_check(g);
+	pr(g->out, "if (old%d.has && !%s(cx, stored%d, &old%d.v))\n", n->id, read_fn, n->id, n->id);
+	pr_nested(g->out, "%s;\n", fail_stmt(g));
+}
+
+/* Writes new_v (of the store's value type) under sk<id>, and passes the change on. */
+static void emit_store_put(Gen *g, IrNode *n, CVar *key, const char *new_v)
+{
+	char *put_fn = need(g, H_STORE_VALUE_PUT, n->val, FMT_JSON);
+	pr(g->out, "cx->value_buf.len = 0;\n%s(&cx->value_buf, &%s);\n", put_fn, new_v);
+	char *op = xasprintf("stoat_store_put(cx, %d, sk%d, stoat_buf_str(&cx->value_buf))", n->store, n->id);
+	char *nv = xasprintf("((%s){ .has = true, .v = %s })", type_c(ty_nullable(n->val)), new_v);
+	emit_store_write(g, n, op, key, xasprintf("old%d", n->id), nv);
+}
+
+/* Deletes the key sk<id> if it has a value, and passes the deletion on. */
+static void emit_store_delete(Gen *g, IrNode *n, CVar *key)
+{
+	pr(g->out, "if (old%d.has) {\n", n->id);
+	pr_indent(g->out);
+	char *op = xasprintf("stoat_store_delete(cx, %d, sk%d)", n->store, n->id);
+	emit_store_write(g, n, op, key, xasprintf("old%d", n->id),
+	                 xasprintf("((%s){ .has = false })", type_c(ty_nullable(n->val))));
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+}
+
+/* The index of `in` among the cogroup node's inputs. */
+int cogroup_input(IrNode *cg, IrNode *in)
+{
+	for (int i = 0; i < cg->nparents; i++)
+		if (cg->parents[i] == in)
+			return i;
+	assert(!"not an input of the cogroup");
+	return 0;
+}
+
+/*
+ * Binds the parameters of an aggregation's adder or subtractor: (v, acc)
+ * or (k, v, acc) for aggregate, (acc, v) or (k, acc, v) for reduce.
+ */
+static void bind_folder(Gen *g, Node *fn, bool is_reduce, CVar *k, CVar *v, CVar *acc)
+{
+	int np = node_list_len(fn->list);
+	for (Node *p = fn->list; p; p = p->next) {
+		if (!p->sym)
+			continue;
+		int slot = np == 3 ? p->slot : p->slot + 1; /* 0 key, then the two others */
+		bind(g, p->sym, slot == 0 ? k : (slot == 1) == is_reduce ? acc : v);
+	}
+}
+
+/*
+ * The condition under which a key-value pair of types kt and vt has
+ * neither a null key nor a null value ("" when neither can be null).
+ */
+static char *present_guard(Type *kt, CVar *k, Type *vt, CVar *v)
+{
+	bool nk = kt->kind == TY_NULLABLE, nv = vt->kind == TY_NULLABLE;
+	if (nk && nv)
+		return xasprintf("%s.has && %s.has", use(k), use(v));
+	if (nk)
+		return xasprintf("%s.has", use(k));
+	if (nv)
+		return xasprintf("%s.has", use(v));
+	return xstrdup("");
+}
+
+/* Closes the if of present_guard: the pair is dropped as Kafka Streams drops it. */
+static void emit_dropped_else(Gen *g, const char *why)
+{
+	pr_dedent(g->out);
+	pr(g->out, "} else {\n");
+	pr_nested(g->out, "stoat_record_dropped(cx, \"%s\");\n", why);
+	pr(g->out, "}\n");
+}
+
+/*
+ * count / reduce / aggregate of a grouped stream: read the key's current
+ * value from the store, fold the record in, write it back, and pass the
+ * change (old and new value) on to the store's downstream.  `in` is the
+ * grouped stream the record comes from (one of several after cogroup) and
+ * `adder` its function.  Records with a null key or value are ignored, as
+ * in Kafka Streams.
+ */
+static void emit_stream_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v)
+{
+	Type *kt = in->key, *vt = in->val;
+	char *guard = present_guard(kt, k, vt, v);
+	if (*guard) {
+		pr(g->out, "if (%s) {\n", guard);
+		pr_indent(g->out);
+	}
+	CVar *kv = kt->kind == TY_NULLABLE ? cvar_part(k, ".v") : k;
+	CVar *vv = vt->kind == TY_NULLABLE ? cvar_part(v, ".v") : v;
+	pr(g->out, "{\n");
+	pr_indent(g->out);
+	emit_store_read(g, n, kv);
+	char *old = xasprintf("old%d", n->id), *nv = xasprintf("v%d", n->id);
+	CVar *acc = cvar(xasprintf("%s.v", old));
+	pr(g->out, "%s %s;\n", type_c(n->val), nv);
+	switch (n->agg_kind) {
+	case AGG_COUNT: {
+		char *t = hoist(g, ty_i64, xasprintf("stoat_add_i64(cx, %s.has ? %s : 0, 1)", old, acc->c), true);
+		pr(g->out, "%s = %s;\n", nv, t);
+		break;
+	}
+	case AGG_REDUCE: {
+		/* The first value of a key is its aggregate as it is. */
+		pr(g->out, "if (!%s.has) {\n", old);
+		pr_nested(g->out, "%s = %s;\n", nv, use(vv));
+		pr(g->out, "} else {\n");
+		pr_indent(g->out);
+		bind_folder(g, adder, true, kv, vv, acc);
+		char *x = emit_as(g, adder->a, n->val);
+		pr(g->out, "%s = %s;\n", nv, x);
+		pr_dedent(g->out);
+		pr(g->out, "}\n");
+		break;
+	}
+	case AGG_AGGREGATE: {
+		/* A new key starts from the initial value (evaluated only then). */
+		char *cur = xasprintf("acc%d", n->id);
+		pr(g->out, "%s %s;\n", type_c(n->val), cur);
+		pr(g->out, "if (%s.has) {\n", old);
+		pr_nested(g->out, "%s = %s;\n", cur, acc->c);
+		pr(g->out, "} else {\n");
+		pr_indent(g->out);
+		char *init = emit_as(g, n->init, n->val);
+		pr(g->out, "%s = %s;\n", cur, init);
+		pr_dedent(g->out);
+		pr(g->out, "}\n");
+		bind_folder(g, adder, false, kv, vv, cvar(cur));
+		char *x = emit_as(g, adder->a, n->val);
+		pr(g->out, "%s = %s;\n", nv, x);
+		break;
+	}
+	}
+	emit_store_put(g, n, kv, nv);
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	if (*guard)
+		emit_dropped_else(g, xasprintf("null key or value for table %s", g->topo->stores[n->store].name));
+}
+
+/*
+ * count / reduce / aggregate of a grouped table, in the pipeline of the
+ * internal topic its changes are repartitioned through (g->sub and g->add
+ * hold the change's values to subtract and to add, each V?).  As in Kafka
+ * Streams: the subtractor takes the old value out of the key's aggregate
+ * (when there is one), then the adder puts the new value in (starting
+ * from the initial value, or for reduce the value itself, when the key
+ * has none), and the result is written, and passed on, once; a change
+ * that leaves the key without an aggregate is dropped.  count() adds and
+ * subtracts 1.
+ */
+static void emit_table_aggregate(Gen *g, IrNode *n, CVar *k)
+{
+	CVar *sub = g->sub, *add = g->add;
+	pr(g->out, "{\n");
+	pr_indent(g->out);
+	emit_store_read(g, n, k);
+	char *acc = xasprintf("acc%d", n->id), *has = xasprintf("has%d", n->id);
+	CVar *accv = cvar(acc);
+	pr(g->out, "%s %s = old%d.v;\n", type_c(n->val), acc, n->id);
+	pr(g->out, "bool %s = old%d.has;\n", has, n->id);
+	CVar *subv = cvar_part(sub, ".v"), *addv = cvar_part(add, ".v");
+	/* Out with the old value. */
+	pr(g->out, "if (%s && %s.has) {\n", has, use(sub));
+	pr_indent(g->out);
+	if (n->agg_kind == AGG_COUNT) {
+		char *t = hoist(g, ty_i64, xasprintf("stoat_sub_i64(cx, %s, 1)", acc), true);
+		pr(g->out, "%s = %s;\n", acc, t);
+	} else {
+		bind_folder(g, n->subtractor, n->agg_kind == AGG_REDUCE, k, subv, accv);
+		char *x = emit_as(g, n->subtractor->a, n->val);
+		pr(g->out, "%s = %s;\n", acc, x);
+	}
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	/* In with the new one. */
+	pr(g->out, "if (%s.has) {\n", use(add));
+	pr_indent(g->out);
+	switch (n->agg_kind) {
+	case AGG_COUNT: {
+		char *t = hoist(g, ty_i64, xasprintf("stoat_add_i64(cx, %s ? %s : 0, 1)", has, acc), true);
+		pr(g->out, "%s = %s;\n", acc, t);
+		break;
+	}
+	case AGG_REDUCE: {
+		pr(g->out, "if (!%s) {\n", has);
+		pr_nested(g->out, "%s = %s;\n", acc, use(addv));
+		pr(g->out, "} else {\n");
+		pr_indent(g->out);
+		bind_folder(g, n->lambda, true, k, addv, accv);
+		char *x = emit_as(g, n->lambda->a, n->val);
+		pr(g->out, "%s = %s;\n", acc, x);
+		pr_dedent(g->out);
+		pr(g->out, "}\n");
+		break;
+	}
+	case AGG_AGGREGATE: {
+		pr(g->out, "if (!%s) {\n", has);
+		pr_indent(g->out);
+		char *init = emit_as(g, n->init, n->val);
+		pr(g->out, "%s = %s;\n", acc, init);
+		pr_dedent(g->out);
+		pr(g->out, "}\n");
+		bind_folder(g, n->lambda, false, k, addv, accv);
+		char *x = emit_as(g, n->lambda->a, n->val);
+		pr(g->out, "%s = %s;\n", acc, x);
+		break;
+	}
+	}
+	pr(g->out, "%s = true;\n", has);
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	pr(g->out, "if (%s) {\n", has);
+	pr_indent(g->out);
+	emit_store_put(g, n, k, acc);
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+}
+
+/* An aggregation node: its comment, then the stream or table flavour. */
+void emit_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v)
+{
+	static const char *names[] = { "count", "reduce", "aggregate" };
+	Store *st = &g->topo->stores[n->store];
+	char what[300];
+	if (in->group_table)
+		snprintf(what, sizeof what, "%s (store %s): the old value out of its group, the new one in",
+		         names[n->agg_kind], st->name);
+	else if (n->parents[0]->kind == IR_COGROUP)
+		snprintf(what, sizeof what, "cogroup and %s (store %s), input %d of %d", names[n->agg_kind], st->name,
+		         cogroup_input(n->parents[0], in) + 1, n->parents[0]->nparents);
+	else
+		snprintf(what, sizeof what, "%s (store %s)", names[n->agg_kind], st->name);
+	op_comment(g, n, what);
+	if (in->group_table)
+		emit_table_aggregate(g, n, k);
+	else
+		emit_stream_aggregate(g, n, in, adder, k, v);
+}
+
+/*
+ * to_table(): the stream's latest value per key, kept in the store; a
+ * null value deletes its key, a record with a null key is dropped.
+ */
+void emit_to_table(Gen *g, IrNode *n, CVar *k, CVar *v)
+{
+	Store *st = &g->topo->stores[n->store];
+	IrNode *in = n->parents[0];
+	char *what = xasprintf("to_table (store %s): the latest value per key%s", st->name,
+	                       in->val->kind == TY_NULLABLE ? "; a null value deletes its key" : "");
+	op_comment(g, n, what);
+	CVar *kv = k;
+	bool guard = in->key->kind == TY_NULLABLE;
+	if (guard) {
+		pr(g->out, "if (%s.has) {\n", use(k));
+		pr_indent(g->out);
+		kv = cvar_part(k, ".v");
+	}
+	pr(g->out, "{\n");
+	pr_indent(g->out);
+	emit_store_read(g, n, kv);
+	if (in->val->kind == TY_NULLABLE) {
+		pr(g->out, "if (!%s.has) {\n", use(v));
+		pr_indent(g->out);
+		emit_store_delete(g, n, kv);
+		pr_dedent(g->out);
+		pr(g->out, "} else {\n");
+		pr_indent(g->out);
+		emit_store_put(g, n, kv, xasprintf("%s.v", use(v)));
+		pr_dedent(g->out);
+		pr(g->out, "}\n");
+	} else {
+		emit_store_put(g, n, kv, use(v));
+	}
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	if (guard)
+		emit_dropped_else(g, xasprintf("null key for table %s", st->name));
+}
+
+/*
+ * One side (old or new) of a table's group_by: the value re-keyed by the
+ * selector, its key encoded as the internal topic's key (<side>_key<id>)
+ * and its value in the store value layout (<side>_value<id>), both copied
+ * to the arena, and has_<side><id> set; a pair with a null key or value
+ * is dropped.
+ */
+static void emit_regroup_side(Gen *g, IrNode *n, CVar *k, const char *in, const char *side)
+{
+	IrNode *sink = n->children[0];
+	Node *body = n->lambda->a;
+	Type *pt = body->type;
+	pr(g->out, "if (%s.has) {\n", in);
+	pr_indent(g->out);
+	bind_lambda(g, n->lambda, k, cvar(xasprintf("%s.v", in)));
+	char *kk = xasprintf("k%d_%s", n->id, side), *vv = xasprintf("v%d_%s", n->id, side);
+	if (body->kind == N_TUPLE) {
+		char *ke = emit_as(g, body->list, pt->key);
+		char *ve = emit_as(g, body->list->next, pt->val);
+		pr(g->out, "%s %s = %s;\n", type_c(pt->key), kk, ke);
+		pr(g->out, "%s %s = %s;\n", type_c(pt->val), vv, ve);
+	} else {
+		char *t = hoist(g, pt, emit_expr(g, body), false);
+		pr(g->out, "%s %s = %s.k;\n", type_c(pt->key), kk, t);
+		pr(g->out, "%s %s = %s.v;\n", type_c(pt->val), vv, t);
+	}
+	char *guard = present_guard(pt->key, cvar(kk), pt->val, cvar(vv));
+	if (*guard) {
+		pr(g->out, "if (%s) {\n", guard);
+		pr_indent(g->out);
+	}
+	const char *key = pt->key->kind == TY_NULLABLE ? xasprintf("%s.v", kk) : kk;
+	const char *val = pt->val->kind == TY_NULLABLE ? xasprintf("%s.v", vv) : vv;
+	pr(g->out, "if (!%s(cx, &cx->key_buf, &%s, &%s_key%d))\n", need(g, H_ENCODE, sink->key, sink->key_format), key,
+	   side, n->id);
+	pr_nested(g->out, "%s;\n", fail_stmt(g));
+	pr(g->out, "%s_key%d = stoat_arena_strdup(&cx->arena, %s_key%d);\n", side, n->id, side, n->id);
+	pr(g->out, "cx->value_buf.len = 0;\n%s(&cx->value_buf, &%s);\n", need(g, H_STORE_VALUE_PUT, sink->val, FMT_JSON),
+	   val);
+	pr(g->out, "%s_value%d = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->value_buf));\n", side, n->id);
+	pr(g->out, "has_%s%d = true;\n", side, n->id);
+	if (*guard)
+		emit_dropped_else(g, "null group key or value");
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+}
+
+/*
+ * Writes one record of a grouped table's change to the internal topic of
+ * sink, under the encoded key: a flags byte (STOAT_CHANGE_OLD: a value to
+ * subtract follows, STOAT_CHANGE_NEW: a value to add follows), then those
+ * values, in the store value layout (see codegen_serde.c:emit_change_read).
+ */
+static void emit_change_record(Gen *g, IrNode *sink, int id, bool old, bool new)
+{
+	const char *side = old ? "old" : "new";
+	pr(g->out, "cx->value_buf.len = 0;\n");
+	pr(g->out, "stoat_change_put_flags(&cx->value_buf, %s);\n",
+	   old && new ? "STOAT_CHANGE_OLD | STOAT_CHANGE_NEW" : old ? "STOAT_CHANGE_OLD" : "STOAT_CHANGE_NEW");
+	if (old)
+		pr(g->out, "stoat_buf_put(&cx->value_buf, old_value%d.ptr, old_value%d.len);\n", id, id);
+	if (new)
+		pr(g->out, "stoat_buf_put(&cx->value_buf, new_value%d.ptr, new_value%d.len);\n", id, id);
+	pr(g->out, "stoat_emit(cx, %d, ((stoat_str){ NULL, 0 }), %s_key%d, stoat_buf_str(&cx->value_buf));\n",
+	   sink->index, side, id);
+	emit_error_check(g);
+}
+
+/*
+ * group_by((k, v) => (key, value)) on a table, as Kafka Streams since 3.5
+ * (KIP-904): when the old and the new value, re-keyed, fall in the same
+ * group, one record carries both (the aggregation subtracts, adds and
+ * publishes once); otherwise the old value goes out to be subtracted from
+ * its group, then the new value to be added to its own (two records).
+ * Groups are the same when their encoded keys are.
+ */
+static void emit_regroup(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
+{
+	op_comment(g, n, "group_by (table): the old value leaves its group, the new value joins its group");
+	IrNode *sink = n->children[0];
+	int id = n->id;
+	pr(g->out, "stoat_str old_key%d = { NULL, 0 }, old_value%d = { NULL, 0 };\n", id, id);
+	pr(g->out, "stoat_str new_key%d = { NULL, 0 }, new_value%d = { NULL, 0 };\n", id, id);
+	pr(g->out, "bool has_old%d = false, has_new%d = false;\n", id, id);
+	emit_regroup_side(g, n, k, use(old_v), "old");
+	emit_regroup_side(g, n, k, use(new_v), "new");
+	pr(g->out, "if (has_old%d && has_new%d && stoat_str_eq(old_key%d, new_key%d)) {\n", id, id, id, id);
+	pr_indent(g->out);
+	emit_change_record(g, sink, id, true, true);
+	pr_dedent(g->out);
+	pr(g->out, "} else {\n");
+	pr_indent(g->out);
+	pr(g->out, "if (has_old%d) {\n", id);
+	pr_indent(g->out);
+	emit_change_record(g, sink, id, true, false);
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	pr(g->out, "if (has_new%d) {\n", id);
+	pr_indent(g->out);
+	emit_change_record(g, sink, id, false, true);
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+}
+
+static void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v);
+
+/*
+ * filter / filter_not on a table: each of the change's values is kept if
+ * it passes, so a key whose new value fails while its old value passed is
+ * deleted downstream (a change with no new value), and a change where
+ * neither passes goes no further (as Kafka Streams with old values sent).
+ */
+static void emit_table_filter(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
+{
+	op_comment(g, n, n->kind == IR_FILTER ? "filter (table): a key whose new value fails is deleted downstream"
+	                                      : "filter_not (table): a key whose new value holds is deleted downstream");
+	const char *ot = type_c(ty_nullable(n->val));
+	char *o = xasprintf("old%d", n->id), *nw = xasprintf("new%d", n->id);
+	pr(g->out, "%s %s = { .has = false }, %s = { .has = false };\n", ot, o, nw);
+	CVar *ins[2] = { old_v, new_v };
+	const char *outs[2] = { o, nw };
+	for (int i = 0; i < 2; i++) {
+		pr(g->out, "if (%s.has) {\n", use(ins[i]));
+		pr_indent(g->out);
+		bind_lambda(g, n->lambda, k, cvar_part(ins[i], ".v"));
+		char *c = emit_cond(g, n->lambda->a, n->kind == IR_FILTER_NOT);
+		pr(g->out, "if (%s)\n", c);
+		pr_nested(g->out, "%s = %s;\n", outs[i], use(ins[i]));
+		pr_dedent(g->out);
+		pr(g->out, "}\n");
+	}
+	pr(g->out, "if (%s.has || %s.has) {\n", o, nw);
+	pr_indent(g->out);
+	emit_change_children(g, n, k, cvar(o), cvar(nw));
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+}
+
+/*
+ * Does what follows table node n look at the old values of its changes?
+ * A filter does (to tell whether a key it drops had passed before), and a
+ * table's group_by (to take the old value out of its group); to_stream
+ * does not; map_values does if what follows it does.
+ */
+static bool needs_old(IrNode *n)
+{
+	for (int i = 0; i < n->nchildren; i++) {
+		IrNode *c = n->children[i];
+		if (c->kind == IR_FILTER || c->kind == IR_FILTER_NOT || c->kind == IR_REGROUP)
+			return true;
+		if (c->kind == IR_MAP_VALUES && needs_old(c))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * map_values on a table: the new value mapped, and the old one too when
+ * something downstream looks at it (Kafka Streams computes old values
+ * only when they are asked for, too).
+ */
+static void emit_table_map_values(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
+{
+	bool old = needs_old(n);
+	op_comment(g, n, old ? "map_values (table): the old and the new value" : "map_values (table): the new value");
+	const char *ot = type_c(ty_nullable(n->val));
+	char *o = xasprintf("old%d", n->id), *nw = xasprintf("new%d", n->id);
+	if (old)
+		pr(g->out, "%s %s = { .has = false }, %s = { .has = false };\n", ot, o, nw);
+	else
+		pr(g->out, "%s %s = { .has = false };\n", ot, nw);
+	CVar *ins[2] = { old_v, new_v };
+	const char *outs[2] = { o, nw };
+	if (!old)
+		o = xasprintf("((%s){ .has = false })", ot);
+	for (int i = old ? 0 : 1; i < 2; i++) {
+		pr(g->out, "if (%s.has) {\n", use(ins[i]));
+		pr_indent(g->out);
+		bind_lambda(g, n->lambda, k, cvar_part(ins[i], ".v"));
+		char *x = emit_as(g, n->lambda->a, n->val);
+		pr(g->out, "%s.v = %s;\n%s.has = true;\n", outs[i], x, outs[i]);
+		pr_dedent(g->out);
+		pr(g->out, "}\n");
+	}
+	emit_change_children(g, n, k, cvar(o), cvar(nw));
+}
+
+/*
+ * Emits what a table node's change (key k, old and new values old_v and
+ * new_v, of type V?) does in the downstream node n.
+ */
+static void emit_change_node(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
+{
+	switch (n->kind) {
+	case IR_TO_STREAM:
+		/* The stream of the table's changes: each new value (null: the key was deleted). */
+		op_comment(g, n, "to_stream");
+		emit_children(g, n, k, n->parents[0]->may_delete ? new_v : cvar_part(new_v, ".v"));
+		break;
+	case IR_FILTER:
+	case IR_FILTER_NOT:
+		emit_table_filter(g, n, k, old_v, new_v);
+		break;
+	case IR_MAP_VALUES:
+		emit_table_map_values(g, n, k, old_v, new_v);
+		break;
+	case IR_REGROUP:
+		emit_regroup(g, n, k, old_v, new_v);
+		break;
+	default:
+		assert(!"unexpected node downstream of a table");
+	}
+}
+
+/* Like emit_children, for the nodes downstream of a table. */
+static void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
+{
+	bool tail = g->tail;
+	for (int i = 0; i < n->nchildren; i++) {
+		g->tail = tail && i == n->nchildren - 1;
+		if (n->nchildren > 1) {
+			pr(g->out, "{\n");
+			pr_indent(g->out);
+		}
+		emit_change_node(g, n->children[i], k, old_v, new_v);
+		if (n->nchildren > 1) {
+			pr_dedent(g->out);
+			pr(g->out, "}\n");
+		}
+	}
+	g->tail = tail;
+}
+
+/*
+ * table NAME: K -> V from "topic": records with a null key are dropped; a
+ * null value deletes its key (if it has a value), any other is the key's
+ * new value.  The change goes on through after_<table>.
+ */
+void emit_table_source(Gen *g, IrNode *src, CVar *k, CVar *v)
+{
+	Store *st = &g->topo->stores[src->store];
+	pr(g->out, "/* A table drops records with a null key, as Kafka Streams does. */\n");
+	pr(g->out, "if (!m->key.ptr) {\n");
+	pr_nested(g->out, "stoat_record_dropped(cx, \"null key for table %s\");\n", st->name);
+	pr_nested(g->out, "continue;\n");
+	pr(g->out, "}\n");
+	char *dk = need(g, H_DECODE, src->key, src->key_format);
+	pr(g->out, "%s %s;\n", type_c(src->key), k->c);
+	pr(g->out, "if (!%s(cx, m->key, \"key\", &%s))\n", dk, k->c);
+	pr_nested(g->out, "%s;\n", fail_stmt(g));
+	op_comment(g, src, xasprintf("table %s: the latest value per key; a null value deletes its key", st->name));
+	emit_store_read(g, src, k);
+	pr(g->out, "if (!m->value.ptr) {\n");
+	pr_indent(g->out);
+	emit_store_delete(g, src, k);
+	pr_dedent(g->out);
+	pr(g->out, "} else {\n");
+	pr_indent(g->out);
+	char *dv = need(g, H_DECODE, src->val, src->value_format);
+	pr(g->out, "%s %s;\n", type_c(src->val), v->c);
+	pr(g->out, "if (!%s(cx, m->value, \"value\", &%s))\n", dv, v->c);
+	pr_nested(g->out, "%s;\n", fail_stmt(g));
+	emit_store_put(g, src, k, use(v));
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+}
+
+/*
+ * The internal topic of a table's group_by (its key k already decoded):
+ * each record is a change of a group (a value to subtract, one to add, or
+ * both) for the grouped table's aggregation that follows.
+ */
+void emit_change_source(Gen *g, IrNode *src, CVar *k)
+{
+	CVar *sub = cvar(xasprintf("sub%d", src->id)), *add = cvar(xasprintf("add%d", src->id));
+	const char *ot = type_c(ty_nullable(src->val));
+	pr(g->out, "%s %s, %s;\n", ot, sub->c, add->c);
+	pr(g->out, "if (!%s(cx, m->value, &%s, &%s))\n", need(g, H_CHANGE_READ, src->val, FMT_JSON), sub->c, add->c);
+	pr_nested(g->out, "%s;\n", fail_stmt(g));
+	g->sub = sub;
+	g->add = add;
+	emit_children(g, src, k, add);
+	g->sub = g->add = NULL;
+}
+
+/*
+ * after_<store>: the store's downstream operators, run for each change of
+ * a key (its old and new values, has false for none).  The pipeline that
+ * wrote the store calls it directly when the store passes the update on at
+ * once; flush_<store> calls it for the updates the record cache held back.
+ * Returns false when the record failed (cx->error set), like a segment.
+ */
+void emit_store_after(Gen *g, int si, Printer *p)
+{
+	Store *st = &g->topo->stores[si];
+	IrNode *n = st->node;
+	Printer body;
+	pr_init(&body);
+	body.indent = 1;
+	reset_function(g, &body, true);
+	CVar *params[] = { cvar("key"), cvar("old_v"), cvar("new_v") };
+	emit_change_children(g, n, params[0], params[1], params[2]);
+	const char *vt = type_c(ty_nullable(n->val));
+	pr(p, "/*\n * Store %s (%s:%d): what follows each change of a key.\n", st->name, n->span.file->path,
+	   n->span.line);
+	pr(p, " * Called by the pipeline when the store passes the update on at once,\n");
+	pr(p, " * else by flush_%s.  Returns false when the record failed.\n */\n", store_cname(g, si));
+	pr(p, "static bool after_%s(stoat_ctx *cx, %s key, %s old_v, %s new_v)\n{\n", store_cname(g, si), type_c(n->key),
+	   vt, vt);
+	pr_indent(p);
+	for (int i = 0; i < 3; i++)
+		if (!params[i]->used)
+			pr(p, "(void)%s;\n", params[i]->c);
+	if (body.buf)
+		pr_raw(p, body.buf, body.len);
+	pr(p, "return true;\n");
+	pr_dedent(p);
+	pr(p, "}\n\n");
+	pr_free(&body);
+}
+
+/*
+ * flush_<store>: the updates the store's record cache held back, each
+ * decoded (key, old and new value) and passed to after_<store> as the
+ * pipeline would have; a failure goes to the error policy like a
+ * pipeline's, but the update is not counted as an input record.
+ */
+void emit_store_flush(Gen *g, int si, Printer *p)
+{
+	Store *st = &g->topo->stores[si];
+	IrNode *n = st->node;
+	const char *kt = type_c(n->key), *vt = type_c(ty_nullable(n->val));
+	char *key_read = need(g, H_STORE_KEY_READ, n->key, FMT_JSON);
+	char *val_read = need(g, H_STORE_VALUE_READ, n->val, FMT_JSON);
+	const char *cname = store_cname(g, si);
+	pr(p, "/* Store %s: the updates its record cache held back, passed on to after_%s. */\n", st->name, cname);
+	pr(p, "static void flush_%s(stoat_ctx *cx, const stoat_store_update *u, size_t n)\n{\n", cname);
+	pr_indent(p);
+	pr(p, "for (size_t i = 0; i < n; i++) {\n");
+	pr_indent(p);
+	pr(p, "cx->msg = &u[i].record;\ncx->error = false;\n");
+	pr(p, "%s key;\n", kt);
+	pr(p, "%s old_v = { .has = false }, new_v = { .has = false };\n", vt);
+	pr(p, "if (!%s(cx, u[i].record.key, &key))\n", key_read);
+	pr_nested(p, "goto fail;\n");
+	static const char *sides[] = { "old_v", "new_v" }, *fields[] = { "old_value", "record.value" };
+	for (int i = 0; i < 2; i++) {
+		pr(p, "if (u[i].%s.ptr) {\n", fields[i]);
+		pr_indent(p);
+		pr(p, "%s.has = true;\n", sides[i]);
+		pr(p, "if (!%s(cx, u[i].%s, &%s.v))\n", val_read, fields[i], sides[i]);
+		pr_nested(p, "goto fail;\n");
+		pr_dedent(p);
+		pr(p, "}\n");
+	}
+	pr(p, "if (!after_%s(cx, key, old_v, new_v))\n", cname);
+	pr_nested(p, "goto fail;\n");
+	pr(p, "continue;\n");
+	pr_dedent(p);
+	pr(p, "fail:\n");
+	pr_indent(p);
+	pr(p, "if (!stoat_record_failed(cx))\n");
+	pr_nested(p, "return;\n");
+	pr_dedent(p);
+	pr(p, "}\n");
+	pr_dedent(p);
+	pr(p, "}\n\n");
+}
