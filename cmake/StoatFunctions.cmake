@@ -14,6 +14,9 @@
 # adds the executable <target>: `stoatc emit` writes the program's C into
 # ${CMAKE_CURRENT_BINARY_DIR}/stoat/<target>/, which is compiled with the
 # EXTERN sources and your project's C flags and linked with the runtime.
+# Without a build type (and without an -O option in CMAKE_C_FLAGS) they
+# are compiled with -O2, as `stoatc build` compiles, rather than CMake's
+# unoptimised default.
 # stoatc also writes a depfile naming the .stoat file and every extern
 # header, so editing either regenerates the C and rebuilds the program.
 # Needs CMake 3.20 (DEPFILE with every generator).
@@ -58,6 +61,12 @@ function(stoat_add_topology target file)
     VERBATIM)
 
   add_executable(${target} "${out}" ${STOAT_EXTERN})
+  # CMake adds no optimisation flag without a build type, which would make
+  # the program several times slower than what `stoatc build` gives (-O2);
+  # a build type or the project's own -O decides otherwise.
+  if(NOT CMAKE_C_FLAGS MATCHES "(^| )-O")
+    target_compile_options(${target} PRIVATE "$<$<CONFIG:>:-O2>")
+  endif()
   # The generated C includes the extern headers by the names in the .stoat file.
   target_include_directories(${target} PRIVATE "${source_dir}" ${include_dirs})
   if(STOAT_SHARED)
