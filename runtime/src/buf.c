@@ -2,7 +2,7 @@
  * buf.c - the growable output buffer generated encoders write into, and the
  * number and string formatting they use.
  */
-#include "internal.h"
+#include "util.h"
 
 #include <assert.h>
 #include <float.h>
@@ -33,19 +33,13 @@ void stoat_buf_reserve_slow(stoat_buf *b, size_t extra)
 {
 	assert(b->len <= b->cap);
 	if (extra > SIZE_MAX / 4 - b->len) {
-		fprintf(stderr, "stoat: output buffer too large (%zu bytes)\n", extra);
-		abort();
+		stoat_out_of_memory("an output buffer too large", extra);
 	}
 	size_t need = b->len + extra;
 	size_t cap = b->cap ? b->cap : 256;
 	while (cap < need)
 		cap *= 2;
-	char *data = realloc(b->data, cap);
-	if (data == NULL) {
-		fprintf(stderr, "stoat: out of memory (growing a buffer to %zu bytes)\n", cap);
-		abort();
-	}
-	b->data = data;
+	b->data = stoat_xrealloc(b->data, cap, 1);
 	b->cap = cap;
 }
 

@@ -4,7 +4,7 @@
  * callers pull exactly the tokens they expect.  Strings without escapes are
  * slices of the input; escaped strings are decoded into the arena.
  */
-#include "internal.h"
+#include "util.h"
 
 #include <assert.h>
 #include <errno.h>

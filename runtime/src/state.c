@@ -28,7 +28,7 @@
  * replay driver's repartition topics) may update keys again meanwhile:
  * the flush works on a snapshot and repeats until nothing is dirty.
  */
-#include "internal.h"
+#include "state.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -98,28 +98,6 @@ struct stoat_state {
 	size_t updates_cap;
 };
 
-/* calloc that aborts on out-of-memory, like the rest of the runtime. */
-static void *state_alloc(size_t n)
-{
-	void *p = calloc(1, n ? n : 1);
-	if (!p) {
-		fputs("stoat: out of memory for state\n", stderr);
-		abort();
-	}
-	return p;
-}
-
-/* realloc that aborts on out-of-memory. */
-static void *state_realloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("stoat: out of memory for state\n", stderr);
-		abort();
-	}
-	return p;
-}
-
 /* A copy of s in arena; a present empty string keeps a non-NULL ptr. */
 static stoat_str copy_into(stoat_arena *a, stoat_str s)
 {
@@ -135,7 +113,7 @@ static stoat_str copy_into(stoat_arena *a, stoat_str s)
 stoat_state *stoat_state_open(const stoat_app *app, stoat_driver *d, const stoat_state_options *opt, char *err,
 			      size_t errlen)
 {
-	stoat_state *st = state_alloc(sizeof *st);
+	stoat_state *st = stoat_xcalloc(1, sizeof *st);
 	st->app = app;
 	st->driver = d;
 	st->cache_max = opt->cache_max_bytes;
@@ -156,12 +134,12 @@ stoat_state *stoat_state_open(const stoat_app *app, stoat_driver *d, const stoat
 			return NULL;
 		}
 	}
-	st->changelog_topics = state_alloc(app->store_count * sizeof *st->changelog_topics);
-	st->parts = state_alloc(app->store_count * sizeof *st->parts);
-	st->part_caps = state_alloc(app->store_count * sizeof *st->part_caps);
+	st->changelog_topics = stoat_xcalloc(app->store_count, sizeof *st->changelog_topics);
+	st->parts = stoat_xcalloc(app->store_count, sizeof *st->parts);
+	st->part_caps = stoat_xcalloc(app->store_count, sizeof *st->part_caps);
 	for (size_t i = 0; i < app->store_count; i++) {
 		size_t n = strlen(app->app_id) + strlen(app->stores[i].name) + sizeof "--changelog";
-		st->changelog_topics[i] = state_alloc(n);
+		st->changelog_topics[i] = stoat_xcalloc(1, n);
 		snprintf(st->changelog_topics[i], n, "%s-%s-changelog", app->app_id, app->stores[i].name);
 	}
 	stoat_arena_init(&st->cache.arena);
@@ -254,12 +232,12 @@ stoat_store_part *stoat_state_part(stoat_state *st, int store, int32_t partition
 		int32_t cap = st->part_caps[store] ? st->part_caps[store] : 8;
 		while (cap <= partition)
 			cap *= 2;
-		st->parts[store] = state_realloc(st->parts[store], (size_t)cap * sizeof *st->parts[store]);
+		st->parts[store] = stoat_xrealloc(st->parts[store], (size_t)cap, sizeof *st->parts[store]);
 		for (int32_t i = st->part_caps[store]; i < cap; i++)
 			st->parts[store][i] = NULL;
 		st->part_caps[store] = cap;
 	}
-	stoat_store_part *p = state_alloc(sizeof *p);
+	stoat_store_part *p = stoat_xcalloc(1, sizeof *p);
 	p->st = st;
 	p->store = store;
 	p->partition = partition;
@@ -356,8 +334,9 @@ static bool part_write(stoat_ctx *cx, stoat_store_part *p, stoat_str key, stoat_
 	} else {
 		stoat_mem_map_put(&p->pending, key, value, value.ptr == NULL);
 	}
-	if (st->driver->kind == STOAT_DRIVER_KAFKA)
-		return stoat_kafka_changelog(st->driver->kafka, cx, p, key, value);
+	const stoat_driver_ops *ops = st->driver->ops;
+	if (ops && ops->changelog_write)
+		return ops->changelog_write(st->driver, cx, p, key, value);
 	return true;
 }
 
@@ -403,14 +382,14 @@ static cache_entry *cache_add(record_cache *c, stoat_store_part *p, stoat_str ke
 	if ((c->count + 1) * 2 > c->index_cap) {
 		size_t cap = c->index_cap ? c->index_cap * 2 : 1024;
 		free(c->index);
-		c->index = state_alloc(cap * sizeof *c->index);
+		c->index = stoat_xcalloc(cap, sizeof *c->index);
 		c->index_cap = cap;
 		for (size_t i = 0; i < c->count; i++)
 			*cache_slot(c, c->entries[i].part, c->entries[i].key, c->entries[i].hash) = (uint32_t)(i + 1);
 	}
 	if (c->count == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 512;
-		c->entries = state_realloc(c->entries, c->cap * sizeof *c->entries);
+		c->entries = stoat_xrealloc(c->entries, c->cap, sizeof *c->entries);
 	}
 	uint64_t h = cache_hash(p, key);
 	cache_entry *e = &c->entries[c->count];
@@ -501,8 +480,8 @@ static bool cache_flush(stoat_state *st, record_cache *c)
 			continue;
 		if (n == st->updates_cap) {
 			st->updates_cap = st->updates_cap ? st->updates_cap * 2 : 256;
-			st->updates = state_realloc(st->updates, st->updates_cap * sizeof *st->updates);
-			st->update_stores = state_realloc(st->update_stores, st->updates_cap * sizeof *st->update_stores);
+			st->updates = stoat_xrealloc(st->updates, st->updates_cap, sizeof *st->updates);
+			st->update_stores = stoat_xrealloc(st->update_stores, st->updates_cap, sizeof *st->update_stores);
 		}
 		st->update_stores[n] = e->part->store;
 		stoat_store_update *u = &st->updates[n++];
@@ -563,7 +542,7 @@ static stoat_store_part *part_of(stoat_ctx *cx, int store)
 	if (partition < st->part_caps[store] && st->parts[store][partition])
 		return st->parts[store][partition];
 	/* The Kafka driver opens (and restores) partitions on assignment. */
-	if (st->driver->kind == STOAT_DRIVER_KAFKA) {
+	if (st->driver->ops && st->driver->ops->opens_parts_on_assignment) {
 		stoat_error(cx, "internal error: partition %" PRId32 " of store %s was not restored", partition,
 			    st->app->stores[store].name);
 		return NULL;
@@ -671,7 +650,7 @@ bool stoat_state_commit(stoat_state *st, char *err, size_t errlen)
 				continue;
 			if (meta_count == meta_cap) {
 				meta_cap = meta_cap ? meta_cap * 2 : 16;
-				meta = state_realloc(meta, meta_cap * sizeof *meta);
+				meta = stoat_xrealloc(meta, meta_cap, sizeof *meta);
 			}
 			char kb[512];
 			char *v = stoat_arena_alloc(&scratch, 8);
@@ -736,7 +715,7 @@ static bool restore_write(stoat_store_part *p, char *err, size_t errlen)
 	}
 	if (p->restore_count == p->restore_cap) {
 		p->restore_cap = p->restore_cap ? p->restore_cap * 2 : 64;
-		p->restore_kvs = state_realloc(p->restore_kvs, p->restore_cap * sizeof *p->restore_kvs);
+		p->restore_kvs = stoat_xrealloc(p->restore_kvs, p->restore_cap, sizeof *p->restore_kvs);
 	}
 	char kb[512];
 	char *v = stoat_arena_alloc(&p->restore_arena, 8);
@@ -767,7 +746,7 @@ bool stoat_store_part_restore_record(stoat_store_part *p, stoat_str key, stoat_s
 	}
 	if (p->restore_count + 1 >= p->restore_cap) {
 		p->restore_cap = p->restore_cap ? p->restore_cap * 2 : 64;
-		p->restore_kvs = state_realloc(p->restore_kvs, p->restore_cap * sizeof *p->restore_kvs);
+		p->restore_kvs = stoat_xrealloc(p->restore_kvs, p->restore_cap, sizeof *p->restore_kvs);
 	}
 	stoat_rocks_kv *kv = &p->restore_kvs[p->restore_count++];
 	kv->family = p->family;

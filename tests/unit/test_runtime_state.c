@@ -92,7 +92,7 @@ typedef struct fixture {
 static void fixture_open(fixture *f, const char *dir, size_t cache)
 {
 	memset(f, 0, sizeof *f);
-	f->driver.kind = STOAT_DRIVER_REPLAY;
+	f->driver.ops = NULL; /* no changelogs; partitions open on first use */
 	f->driver.app = &app;
 	stoat_state_options so = { .dir = dir, .memory_budget = (size_t)8 << 20, .cache_max_bytes = cache };
 	char err[512] = "";
