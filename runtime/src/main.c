@@ -285,10 +285,11 @@ static int kafka_command(const stoat_app *app, const char *prog, const char *com
 			if (strcmp(rest[i], "--read-uncommitted") == 0) {
 				read_committed = false;
 			} else if (strcmp(rest[i], "--idle-ms") == 0 && i + 1 < nrest) {
-				long v;
+				long v = 0;
 				if (!parse_count(rest[++i], 3600000, &v))
 					status = usage_error(prog, "dump ", "--idle-ms needs milliseconds, not '%s'", rest[i]);
-				idle_ms = v;
+				else
+					idle_ms = v;
 			} else {
 				topics[ntopics++] = rest[i];
 			}
