@@ -257,7 +257,7 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	int status = STOAT_EXIT_OK;
 
 	if (app->store_count > 0 && !open_state(k)) {
-		status = STOAT_EXIT_IO;
+		status = STOAT_EXIT_STATE;
 		goto out;
 	}
 	k->producer = kafka_new_producer(k, k->eos);

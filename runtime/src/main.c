@@ -244,7 +244,8 @@ static void kafka_usage(FILE *f, const char *prog)
 		"  --stats                    print commit counts at the end\n"
 		"\n"
 		"Exit status: 0 ok, 1 a record failed under the fail policy, 2 bad usage or\n"
-		"configuration, 3 a fatal Kafka error (fenced, unwritable output).\n",
+		"configuration, 3 a fatal Kafka error (fenced, unwritable output), 4 the state\n"
+		"directory cannot be used (another process holds it, or it cannot be created).\n",
 		prog, prog, prog);
 }
 
