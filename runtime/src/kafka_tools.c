@@ -17,21 +17,33 @@ typedef struct load_state {
 	bool failed;
 } load_state;
 
+/*
+ * The partition to produce a loaded record to: the one its line named, or
+ * none (RD_KAFKA_PARTITION_UA) so that the producer's partitioner
+ * (murmur2_random, Kafka's Java default: murmur2 of the key; a null key
+ * goes anywhere) places it where the replay driver's output would be.
+ */
+static int32_t load_partition(const stoat_msg *m, bool partition_given)
+{
+	return partition_given ? m->partition : RD_KAFKA_PARTITION_UA;
+}
+
 /* The batch hook of the replay reader: produce each record as given. */
-static void load_batch(void *arg, stoat_ctx *cx, const stoat_msg *msgs, size_t n)
+static void load_batch(void *arg, stoat_ctx *cx, const stoat_msg *msgs, const bool *partition_given, size_t n)
 {
 	load_state *ls = arg;
 	stoat_kafka *k = ls->k;
 	const char *topic = cx->source->topic;
 	for (size_t i = 0; i < n && !ls->failed; i++) {
 		const stoat_msg *m = &msgs[i];
+		int32_t partition = load_partition(m, partition_given[i]);
 		rd_kafka_headers_t *hdrs = m->header_count ? rd_kafka_headers_new(m->header_count) : NULL;
 		for (size_t h = 0; h < m->header_count; h++)
 			rd_kafka_header_add(hdrs, m->headers[h].key.ptr, (ssize_t)m->headers[h].key.len,
 					    m->headers[h].value.ptr, m->headers[h].value.ptr ? (ssize_t)m->headers[h].value.len : 0);
 		for (;;) {
 			rd_kafka_resp_err_t err = rd_kafka_producev(
-				k->producer, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(m->partition),
+				k->producer, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(partition),
 				RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
 				RD_KAFKA_V_KEY((void *)m->key.ptr, m->key.ptr ? m->key.len : 0),
 				RD_KAFKA_V_VALUE((void *)m->value.ptr, m->value.ptr ? m->value.len : 0),
@@ -41,8 +53,12 @@ static void load_batch(void *arg, stoat_ctx *cx, const stoat_msg *msgs, size_t n
 				continue;
 			}
 			if (err) {
-				fprintf(stderr, "%s: error: cannot produce to %s[%" PRId32 "]: %s\n", k->app->app_id, topic,
-					m->partition, rd_kafka_err2str(err));
+				if (partition == RD_KAFKA_PARTITION_UA)
+					fprintf(stderr, "%s: error: cannot produce to %s: %s\n", k->app->app_id, topic,
+						rd_kafka_err2str(err));
+				else
+					fprintf(stderr, "%s: error: cannot produce to %s[%" PRId32 "]: %s\n", k->app->app_id,
+						topic, partition, rd_kafka_err2str(err));
 				if (hdrs)
 					rd_kafka_headers_destroy(hdrs);
 				ls->failed = true;

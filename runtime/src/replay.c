@@ -131,6 +131,7 @@ struct stoat_replay {
 	size_t input_count;
 	stoat_ctx *tasks; /* one per source */
 	stoat_msg *batch;
+	bool *batch_partition_given; /* per record of batch: for batch_hook */
 	offset_map in_offsets;  /* (source, partition) -> next default offset */
 	offset_map out_offsets; /* (out topic, partition) -> next offset */
 	out_topic *topics;
@@ -536,6 +537,7 @@ static int replay_loop(stoat_replay *r)
 		int32_t partition = in->head.msg.partition;
 		size_t n = 0;
 		do {
+			r->batch_partition_given[n] = in->head.partition_given;
 			r->batch[n++] = take_head(r, in);
 			if (!input_advance(r, in))
 				return STOAT_EXIT_IO;
@@ -547,7 +549,7 @@ static int replay_loop(stoat_replay *r)
 		cx->msg = NULL;
 		cx->error = false;
 		if (r->opt->batch_hook)
-			r->opt->batch_hook(r->opt->hook_arg, cx, r->batch, n);
+			r->opt->batch_hook(r->opt->hook_arg, cx, r->batch, r->batch_partition_given, n);
 		else
 			cx->source->pipeline(cx, r->batch, n);
 		cx->msg = NULL;
@@ -663,6 +665,7 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 		r->tasks[i].source = &app->sources[i];
 	}
 	r->batch = stoat_xcalloc(opt->batch_max, sizeof *r->batch);
+	r->batch_partition_given = stoat_xcalloc(opt->batch_max, sizeof *r->batch_partition_given);
 	r->sink_topic = stoat_xcalloc(app->sink_count, sizeof *r->sink_topic);
 	r->sink_reader = stoat_xcalloc(app->sink_count, sizeof *r->sink_reader);
 	for (size_t i = 0; i < app->sink_count; i++) {
@@ -738,6 +741,7 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 	free(r->sink_topic);
 	free(r->sink_reader);
 	free(r->batch);
+	free(r->batch_partition_given);
 	free(r->inputs);
 	free(r->tasks);
 	free(r->in_offsets.slots);

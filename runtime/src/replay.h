@@ -36,8 +36,10 @@ typedef struct stoat_replay_options {
 	/*
 	 * Instead of running each batch through its source's pipeline, hand
 	 * it here (the `load` command produces the records to Kafka).
+	 * partition_given[i] tells whether msgs[i]'s line named its partition
+	 * (else msgs[i].partition is 0 and the key should decide).
 	 */
-	void (*batch_hook)(void *arg, stoat_ctx *cx, const stoat_msg *msgs, size_t n);
+	void (*batch_hook)(void *arg, stoat_ctx *cx, const stoat_msg *msgs, const bool *partition_given, size_t n);
 	void *hook_arg;
 } stoat_replay_options;
 
