@@ -7,12 +7,12 @@
 #include "util.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
-
-/* Nesting deeper than this is refused (skip recurses once per level). */
-#define STOAT_JSON_MAX_DEPTH 64
+#include <string.h>
 
 /* Byte offset of the reader within its input, for error messages. */
 static size_t json_offset(const stoat_json *j)
@@ -24,6 +24,75 @@ static size_t json_offset(const stoat_json *j)
 bool stoat_json_fail(stoat_json *j, const char *what)
 {
 	stoat_error(j->cx, "invalid JSON at byte %zu: expected %s", json_offset(j), what);
+	return false;
+}
+
+/*
+ * Writes where the reader is as a field path ("lines[1].sku") into out,
+ * empty at the top level.  Long member names are cut; the path is for
+ * people.
+ */
+static void json_path(const stoat_json *j, char *out, size_t n)
+{
+	size_t len = 0;
+	out[0] = '\0';
+	for (int level = 0; level < j->depth && len + 48 < n; level++) {
+		if (j->path_is_array >> level & 1) {
+			len += (size_t)snprintf(out + len, n - len, "[%" PRIu32 "]", j->path_index[level]);
+		} else if (j->path_name[level].ptr) {
+			int shown = j->path_name[level].len > 40 ? 40 : (int)j->path_name[level].len;
+			len += (size_t)snprintf(out + len, n - len, "%s%.*s", len ? "." : "", shown,
+						j->path_name[level].ptr);
+		}
+	}
+}
+
+/* "field <path>: " for a message, or "" at the top level (out holds it). */
+static const char *json_field_prefix(const stoat_json *j, char *out, size_t n)
+{
+	char path[200];
+	json_path(j, path, sizeof path);
+	if (!path[0])
+		return "";
+	snprintf(out, n, "%s %s: ", path[0] == '[' ? "element" : "field", path);
+	return out;
+}
+
+/*
+ * What the next token is, when it starts a valid JSON value ("a number",
+ * "null", ...), so that a value of the wrong type is told apart from
+ * malformed JSON; NULL when it starts none.
+ */
+static const char *json_token_kind(const stoat_json *j)
+{
+	size_t left = (size_t)(j->end - j->p);
+	if (left == 0)
+		return NULL;
+	switch (*j->p) {
+	case '"': return "a string";
+	case '{': return "an object";
+	case '[': return "an array";
+	case 't': return left >= 4 && memcmp(j->p, "true", 4) == 0 ? "true" : NULL;
+	case 'f': return left >= 5 && memcmp(j->p, "false", 5) == 0 ? "false" : NULL;
+	case 'n': return left >= 4 && memcmp(j->p, "null", 4) == 0 ? "null" : NULL;
+	default: return *j->p == '-' || (*j->p >= '0' && *j->p <= '9') ? "a number" : NULL;
+	}
+}
+
+/*
+ * The reader is at something other than `expected`: a value of another
+ * type ("field qty: expected an integer (i64) at byte 9, got a string"),
+ * or malformed JSON (stoat_json_fail with `syntax`, what the grammar
+ * wanted there).  Returns false.
+ */
+static bool json_wrong_type(stoat_json *j, const char *expected, const char *syntax)
+{
+	const char *got = json_token_kind(j);
+	if (!got)
+		return stoat_json_fail(j, syntax);
+	char prefix[240];
+	stoat_error(j->cx, "%sexpected %s at byte %zu, got %s", json_field_prefix(j, prefix, sizeof prefix), expected,
+		    json_offset(j), got);
 	return false;
 }
 
@@ -54,14 +123,27 @@ static bool json_enter(stoat_json *j)
 	return true;
 }
 
-/* Consumes the opening bracket `open` (described as `what`) of a container. */
-static bool json_open(stoat_json *j, char open, const char *what)
+/*
+ * Consumes the opening bracket `open` of a container (`what`: "an object"
+ * or "an array", for a value of another type; `syntax`: "'{'" or "'['"
+ * for malformed JSON) and starts its level of the path.
+ */
+static bool json_open(stoat_json *j, char open, const char *what, const char *syntax)
 {
 	stoat_json_ws(j);
 	if (j->p >= j->end || *j->p != open)
-		return stoat_json_fail(j, what);
+		return json_wrong_type(j, what, syntax);
+	int level = j->depth;
 	if (!json_enter(j))
 		return false;
+	uint64_t bit = (uint64_t)1 << level;
+	if (open == '[') {
+		j->path_is_array |= bit;
+		j->path_index[level] = 0;
+	} else {
+		j->path_is_array &= ~bit;
+		j->path_name[level] = (stoat_str){ NULL, 0 };
+	}
 	j->p++;
 	return true;
 }
@@ -69,13 +151,13 @@ static bool json_open(stoat_json *j, char open, const char *what)
 /* Consumes '{'. */
 bool stoat_json_object_begin(stoat_json *j)
 {
-	return json_open(j, '{', "'{'");
+	return json_open(j, '{', "an object", "'{'");
 }
 
 /* Consumes '['. */
 bool stoat_json_array_begin(stoat_json *j)
 {
-	return json_open(j, '[', "'['");
+	return json_open(j, '[', "an array", "'['");
 }
 
 /*
@@ -107,6 +189,7 @@ bool stoat_json_object_next(stoat_json *j, bool *first, stoat_str *name)
 	if (!json_expect(j, ':', "':'"))
 		return false;
 	*first = false;
+	j->path_name[j->depth - 1] = *name;
 	return true;
 }
 
@@ -127,6 +210,7 @@ bool stoat_json_array_next(stoat_json *j, bool *first)
 		if (*j->p != ',')
 			return stoat_json_fail(j, "',' or ']'");
 		j->p++;
+		j->path_index[j->depth - 1]++;
 	}
 	*first = false;
 	return true;
@@ -328,7 +412,7 @@ bool stoat_json_string(stoat_json *j, stoat_str *out)
 {
 	stoat_json_ws(j);
 	if (j->p >= j->end || *j->p != '"')
-		return stoat_json_fail(j, "a string");
+		return json_wrong_type(j, "a string", "a string");
 	const char *body = j->p + 1;
 	const char *body_end;
 	bool escaped;
@@ -397,13 +481,17 @@ static bool json_integer(stoat_json *j, int64_t min, int64_t max, const char *ty
 {
 	stoat_json_ws(j);
 	const char *start = j->p;
+	char prefix[240];
+	if (start >= j->end || (*start != '-' && (*start < '0' || *start > '9')))
+		return json_wrong_type(j, strcmp(type, "i32") == 0 ? "an integer (i32)" : "an integer (i64)", "a number");
 	bool integral;
 	if (!json_scan_number(j, &integral))
 		return false;
 	if (!integral) {
 		/* Valid JSON, but not what the field's type takes. */
-		stoat_error(j->cx, "number %.*s at byte %zu is not an integer (%s expected)",
-		            (int)(j->p - start > 32 ? 32 : j->p - start), start, (size_t)(start - j->start), type);
+		stoat_error(j->cx, "%snumber %.*s at byte %zu is not an integer (%s expected)",
+			    json_field_prefix(j, prefix, sizeof prefix), (int)(j->p - start > 32 ? 32 : j->p - start), start,
+			    (size_t)(start - j->start), type);
 		j->p = start;
 		return false;
 	}
@@ -430,7 +518,8 @@ static bool json_integer(stoat_json *j, int64_t min, int64_t max, const char *ty
 	*out = v;
 	return true;
 out_of_range:
-	stoat_error(j->cx, "number at byte %zu is out of range for %s", (size_t)(start - j->start), type);
+	stoat_error(j->cx, "%snumber at byte %zu is out of range for %s", json_field_prefix(j, prefix, sizeof prefix),
+		    (size_t)(start - j->start), type);
 	j->p = start;
 	return false;
 }
@@ -523,6 +612,8 @@ bool stoat_json_f64(stoat_json *j, double *out)
 {
 	stoat_json_ws(j);
 	const char *start = j->p;
+	if (start >= j->end || (*start != '-' && (*start < '0' || *start > '9')))
+		return json_wrong_type(j, "a number", "a number");
 	bool integral;
 	if (!json_scan_number(j, &integral))
 		return false;
@@ -537,7 +628,9 @@ bool stoat_json_f64(stoat_json *j, double *out)
 		v = strtod(copy, NULL);
 	}
 	if (!isfinite(v)) {
-		stoat_error(j->cx, "number at byte %zu is out of range for f64", (size_t)(start - j->start));
+		char prefix[240];
+		stoat_error(j->cx, "%snumber at byte %zu is out of range for f64", json_field_prefix(j, prefix, sizeof prefix),
+			    (size_t)(start - j->start));
 		j->p = start;
 		return false;
 	}
@@ -560,7 +653,7 @@ bool stoat_json_bool(stoat_json *j, bool *out)
 		*out = false;
 		return true;
 	}
-	return stoat_json_fail(j, "true or false");
+	return json_wrong_type(j, "true or false", "true or false");
 }
 
 /* Skips one value of any kind, validating it; recursion is bounded by the
