@@ -62,8 +62,9 @@ void stoat_buf_put_i64(stoat_buf *b, int64_t v)
 
 /*
  * Writes the shortest decimal that parses back to v, laid out as JSON and
- * JavaScript do: plain notation for 1e-7 < |v| < 1e21 (always with a
- * fraction, "1.0"), exponent notation ("1e21", "1.5e-7") otherwise.
+ * JavaScript do: plain notation for 1e-6 <= |v| < 1e21 (always with a
+ * fraction, "1.0"), exponent notation ("1e21", "1e-7", "1.5e-7") otherwise:
+ * ECMAScript's Number::toString rule (decimal exponent from -6 to 20).
  *
  * Shortest digits: if any precision up to 15 round-trips, %.15e does too
  * and shows the same digits once trailing zeros are dropped (every decimal
