@@ -142,6 +142,7 @@ static void shortest_digits_slow(double v, char *digits, int *ndigits, int *expo
 		(*ndigits)--;
 }
 
+/* The shortest JSON number for v, with the fast path (see below). */
 size_t stoat_format_f64(char *out, double v)
 {
 	return stoat_format_f64_with(out, v, true);

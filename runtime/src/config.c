@@ -332,6 +332,10 @@ static bool read_environment(stoat_kafka_options *opt, const char *prog)
 	return true;
 }
 
+/*
+ * Fills opt: app defaults, then YAML, then the environment, then argv
+ * (later sources win; see kafka.h).
+ */
 int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *command, int argc, char **argv,
 			  stoat_kafka_options *opt, char ***rest, int *rest_count)
 {

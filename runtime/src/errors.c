@@ -158,6 +158,10 @@ bool stoat_record_failed(stoat_ctx *cx)
 	return false;
 }
 
+/*
+ * Counts a record dropped by design and reports the first one only
+ * (Kafka Streams drops such records with a metric, not an error).
+ */
 void stoat_record_dropped(stoat_ctx *cx, const char *why)
 {
 	cx->counters.records_dropped++;

@@ -241,13 +241,6 @@ static long hex4(const char *p)
 	return v;
 }
 
-/*
- * Checks the string whose opening quote is at j->p and finds its end,
- * without decoding: every escape is well-formed (surrogates paired), no raw
- * control characters, the bytes are UTF-8.  On success j->p is past the
- * closing quote, *body_end at it, and *escaped says whether decoding is
- * needed.
- */
 /* Does the word hold a byte that is '"', '\\', below 0x20 or above 0x7f? */
 static inline bool json_word_special(uint64_t x)
 {
@@ -260,6 +253,13 @@ static inline bool json_word_special(uint64_t x)
 	return ((control | has_quote | has_backslash | x) & highs) != 0;
 }
 
+/*
+ * Checks the string whose opening quote is at j->p and finds its end,
+ * without decoding: every escape is well-formed (surrogates paired), no raw
+ * control characters, the bytes are UTF-8.  On success j->p is past the
+ * closing quote, *body_end at it, and *escaped says whether decoding is
+ * needed.
+ */
 static bool json_scan_string(stoat_json *j, const char **body_end, bool *escaped)
 {
 	assert(j->p < j->end && *j->p == '"');

@@ -130,6 +130,10 @@ static rd_kafka_t *make_client(stoat_kafka *k, rd_kafka_conf_t *conf, bool ok, c
 	return rk;
 }
 
+/*
+ * The producer: idempotent, zstd, murmur2 partitioning as Kafka's Java
+ * default; transactional under exactly-once, retrying forever otherwise.
+ */
 rd_kafka_t *kafka_new_producer(stoat_kafka *k, bool transactional)
 {
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -156,6 +160,10 @@ rd_kafka_t *kafka_new_producer(stoat_kafka *k, bool transactional)
 	return make_client(k, conf, ok, "producer", RD_KAFKA_PRODUCER, "the Kafka producer");
 }
 
+/*
+ * The consumer in the application's group: offsets committed by the
+ * driver, read_committed, prefetching set by the memory preset.
+ */
 rd_kafka_t *kafka_new_consumer(stoat_kafka *k)
 {
 	/* The memory preset trades prefetching (throughput) for RSS. */
@@ -247,6 +255,7 @@ void kafka_open_sink_topics(stoat_kafka *k)
 			rd_kafka_topic_new(k->producer, stoat_state_changelog_topic(k->state, (int)i), NULL);
 }
 
+/* Releases the topic handles (before their producer is destroyed). */
 void kafka_close_sink_topics(stoat_kafka *k)
 {
 	for (size_t i = 0; k->changelog_topics && i < k->app->store_count; i++)

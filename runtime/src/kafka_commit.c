@@ -36,6 +36,7 @@ static rd_kafka_topic_partition_list_t *progress(stoat_kafka *k, bool only_chang
 	return l;
 }
 
+/* Records that every assigned partition's progress is committed. */
 static void mark_committed(stoat_kafka *k)
 {
 	for (size_t i = 0; i < k->part_count; i++)
@@ -135,6 +136,10 @@ static bool txn_error(stoat_kafka *k, rd_kafka_error_t *e, const char *what, boo
 	return false;
 }
 
+/*
+ * Aborts the open transaction (retrying until the coordinator answers),
+ * drops the held-back store writes and rewinds to the committed offsets.
+ */
 void kafka_abort_and_rewind(stoat_kafka *k)
 {
 	rd_kafka_error_t *e;
@@ -273,6 +278,10 @@ bool kafka_commit(stoat_kafka *k)
 	}
 }
 
+/*
+ * Begins a transaction unless one is open, retrying transient errors;
+ * false when fatal or fenced.
+ */
 bool kafka_begin_transaction(stoat_kafka *k)
 {
 	while (!k->in_txn) {

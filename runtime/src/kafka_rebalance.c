@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The partition (topic, partition) this instance has seen, or NULL. */
 kafka_partition *kafka_find_part(stoat_kafka *k, const char *topic, int32_t partition)
 {
 	for (size_t i = 0; i < k->part_count; i++)
@@ -20,6 +21,7 @@ kafka_partition *kafka_find_part(stoat_kafka *k, const char *topic, int32_t part
 	return NULL;
 }
 
+/* The index of the source reading topic, or SIZE_MAX. */
 size_t kafka_source_of_topic(const stoat_app *app, const char *topic)
 {
 	for (size_t i = 0; i < app->source_count; i++)
@@ -252,6 +254,10 @@ static bool cooperative(rd_kafka_t *rk)
 	return protocol && strcmp(protocol, "COOPERATIVE") == 0;
 }
 
+/*
+ * The consumer's rebalance callback: assigned partitions are restored
+ * and taken, revoked ones committed first, lost ones dropped uncommitted.
+ */
 void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t *parts,
 			 void *opaque)
 {

@@ -24,6 +24,7 @@
 
 volatile sig_atomic_t kafka_stop_requested;
 
+/* SIGTERM, SIGINT: finish the batch, commit, leave the group. */
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -227,6 +228,11 @@ static bool open_state(stoat_kafka *k)
 	return true;
 }
 
+/*
+ * The `run` command: opens the state, makes the clients, creates the
+ * internal topics, subscribes and loops until stopped; returns the exit
+ * status (STOAT_EXIT_*).
+ */
 int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 {
 	/* First of all, so that a SIGTERM during start-up (restoring state,

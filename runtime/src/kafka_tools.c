@@ -72,6 +72,10 @@ static void load_batch(void *arg, stoat_ctx *cx, const stoat_msg *msgs, const bo
 	}
 }
 
+/*
+ * The `load` command: reads the files with the replay reader and
+ * produces every record to its source topic; waits for all deliveries.
+ */
 int stoat_kafka_load(const stoat_app *app, const stoat_kafka_options *opt, const char **inputs, size_t n)
 {
 	stoat_kafka *k = stoat_xcalloc(1, sizeof *k);
@@ -147,6 +151,11 @@ static void topic_formats(const stoat_app *app, const char *topic, stoat_format 
 			*kf = *vf = STOAT_FMT_BYTES;
 }
 
+/*
+ * The `dump` command: reads every partition of the topics from the
+ * beginning and prints each record as a replay-format line, until all are
+ * at their end and idle_ms passed without a record.
+ */
 int stoat_kafka_dump(const stoat_app *app, const stoat_kafka_options *opt, const char **topics, size_t n,
 		     int64_t idle_ms, bool read_committed)
 {

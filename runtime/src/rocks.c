@@ -71,6 +71,7 @@ struct stoat_rocks_iter {
 
 /* Formats a message into err (if given), truncating as snprintf does. */
 STOAT_PRINTF(3, 4)
+/* Formats a message into err (when the caller gave one). */
 static void set_error(char *err, size_t errlen, const char *fmt, ...)
 {
 	if (!err || errlen == 0)

@@ -110,6 +110,11 @@ static stoat_str copy_into(stoat_arena *a, stoat_str s)
 /* Opening and closing                                                 */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Opens the stores of app for driver d: RocksDB in opt->dir when a store
+ * needs it, with the checkpoint family; changelog names; the flush
+ * context.  NULL and err on failure.
+ */
 stoat_state *stoat_state_open(const stoat_app *app, stoat_driver *d, const stoat_state_options *opt, char *err,
 			      size_t errlen)
 {
@@ -163,6 +168,10 @@ static void part_free(stoat_store_part *p)
 	free(p);
 }
 
+/*
+ * Frees every store partition, the cache and the database (uncommitted
+ * writes are dropped).
+ */
 void stoat_state_close(stoat_state *st)
 {
 	if (!st)
@@ -189,12 +198,14 @@ void stoat_state_close(stoat_state *st)
 	free(st);
 }
 
+/* "<app_id>-<store>-changelog". */
 const char *stoat_state_changelog_topic(const stoat_state *st, int store)
 {
 	assert(store >= 0 && (size_t)store < st->app->store_count);
 	return st->changelog_topics[store];
 }
 
+/* The context the flush functions run in. */
 stoat_ctx *stoat_state_flush_ctx(stoat_state *st)
 {
 	return &st->flush_cx;
@@ -207,6 +218,7 @@ static stoat_str checkpoint_key(const stoat_store_part *p, char *buf, size_t n)
 	return (stoat_str){ buf, (size_t)len };
 }
 
+/* Writes v as 8 little-endian bytes (a checkpoint value). */
 static void put_le64(char *out, int64_t v)
 {
 	uint64_t u = (uint64_t)v;
@@ -214,6 +226,7 @@ static void put_le64(char *out, int64_t v)
 		out[i] = (char)(u >> (8 * i));
 }
 
+/* Reads 8 little-endian bytes (a checkpoint value). */
 static int64_t get_le64(const char *in)
 {
 	uint64_t u = 0;
@@ -222,6 +235,10 @@ static int64_t get_le64(const char *in)
 	return (int64_t)u;
 }
 
+/*
+ * The store partition (store, partition), opened on first use: its
+ * RocksDB family and checkpoint, or empty maps.  NULL and err on failure.
+ */
 stoat_store_part *stoat_state_part(stoat_state *st, int store, int32_t partition, char *err, size_t errlen)
 {
 	assert(store >= 0 && (size_t)store < st->app->store_count);
@@ -268,26 +285,34 @@ stoat_store_part *stoat_state_part(stoat_state *st, int store, int32_t partition
 	return p;
 }
 
+/* The store index of p. */
 int stoat_store_part_store(const stoat_store_part *p)
 {
 	return p->store;
 }
 
+/* The partition of p. */
 int32_t stoat_store_part_partition(const stoat_store_part *p)
 {
 	return p->partition;
 }
 
+/* The changelog offset p's committed data reflects. */
 int64_t stoat_store_part_checkpoint(const stoat_store_part *p)
 {
 	return p->checkpoint;
 }
 
+/* Records applied by p's last restore. */
 uint64_t stoat_store_part_restored(const stoat_store_part *p)
 {
 	return p->restored;
 }
 
+/*
+ * A changelog record of p was acknowledged: its checkpoint may move past
+ * offset at the next commit.
+ */
 void stoat_store_part_acked(stoat_store_part *p, int64_t offset)
 {
 	if (offset + 1 > p->acked_end)
@@ -344,6 +369,7 @@ static bool part_write(stoat_ctx *cx, stoat_store_part *p, stoat_str key, stoat_
 /* The record cache                                                    */
 /* ------------------------------------------------------------------ */
 
+/* FNV-1a of the key, seeded with the partition's address. */
 static uint64_t cache_hash(const stoat_store_part *p, stoat_str key)
 {
 	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(uintptr_t)p;
@@ -368,6 +394,7 @@ static uint32_t *cache_slot(record_cache *c, const stoat_store_part *p, stoat_st
 	}
 }
 
+/* The cache entry of (p, key), or NULL. */
 static cache_entry *cache_find(record_cache *c, const stoat_store_part *p, stoat_str key)
 {
 	if (c->count == 0)
@@ -507,6 +534,11 @@ static bool cache_flush(stoat_state *st, record_cache *c)
 	return ok;
 }
 
+/*
+ * Flushes the record cache until nothing is dirty (flushes may feed
+ * records back, which may dirty keys again); empties it when a flush
+ * failed or left it over half its budget.
+ */
 bool stoat_state_flush(stoat_state *st)
 {
 	if (st->flushing)
@@ -554,6 +586,10 @@ static stoat_store_part *part_of(stoat_ctx *cx, int store)
 	return p;
 }
 
+/*
+ * Reads key through the cache (caching what the store gave) or from the
+ * store partition; false when absent or after recording an error.
+ */
 bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
 {
 	stoat_store_part *p = part_of(cx, store);
@@ -617,6 +653,7 @@ static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value
 	return false;
 }
 
+/* A put: an empty value is kept apart from a delete. */
 bool stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value)
 {
 	if (!value.ptr)
@@ -624,6 +661,7 @@ bool stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value)
 	return store_write(cx, store, key, value);
 }
 
+/* A delete (a tombstone in the changelog). */
 bool stoat_store_delete(stoat_ctx *cx, int store, stoat_str key)
 {
 	return store_write(cx, store, key, (stoat_str){ NULL, 0 });
@@ -633,6 +671,11 @@ bool stoat_store_delete(stoat_ctx *cx, int store, stoat_str key)
 /* Commit and abort                                                    */
 /* ------------------------------------------------------------------ */
 
+/*
+ * After the driver's Kafka commit: writes the held-back batch with every
+ * moved checkpoint in one atomic write, then applies the in-memory
+ * stores' pending writes.  False and err on failure.
+ */
 bool stoat_state_commit(stoat_state *st, char *err, size_t errlen)
 {
 	assert(!st->flushing);
@@ -677,6 +720,7 @@ bool stoat_state_commit(stoat_state *st, char *err, size_t errlen)
 	return true;
 }
 
+/* Drops the held-back writes and the cache (the Kafka work was undone). */
 void stoat_state_abort(stoat_state *st)
 {
 	if (st->db)
@@ -692,6 +736,10 @@ void stoat_state_abort(stoat_state *st)
 /* Restore                                                             */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Starts a restore of p from its checkpoint, or from scratch (p emptied)
+ * when the changelog no longer holds the checkpoint.
+ */
 bool stoat_store_part_restore_start(stoat_store_part *p, bool from_scratch, char *err, size_t errlen)
 {
 	p->restored = 0;
@@ -732,6 +780,10 @@ static bool restore_write(stoat_store_part *p, char *err, size_t errlen)
 	return ok;
 }
 
+/*
+ * Applies one changelog record (value.ptr NULL: a delete), in chunks of
+ * RESTORE_CHUNK with their checkpoint.
+ */
 bool stoat_store_part_restore_record(stoat_store_part *p, stoat_str key, stoat_str value, int64_t offset, char *err,
 				     size_t errlen)
 {
@@ -757,6 +809,7 @@ bool stoat_store_part_restore_record(stoat_store_part *p, stoat_str key, stoat_s
 	return true;
 }
 
+/* Writes what is left of the restore with the new checkpoint. */
 bool stoat_store_part_restore_done(stoat_store_part *p, char *err, size_t errlen)
 {
 	if (p->restore_next == p->checkpoint && p->restore_count == 0)

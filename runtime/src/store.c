@@ -56,6 +56,10 @@ static void grow(stoat_mem_map *m)
 	free(old);
 }
 
+/*
+ * Looks key up: true with its value (and *deleted for a remembered
+ * delete) when present.
+ */
 bool stoat_mem_map_get(const stoat_mem_map *m, stoat_str key, stoat_str *value, bool *deleted)
 {
 	if (m->count == 0)
@@ -69,6 +73,7 @@ bool stoat_mem_map_get(const stoat_mem_map *m, stoat_str key, stoat_str *value, 
 	return true;
 }
 
+/* Stores a copy of key and value (deleted: remembers a delete). */
 void stoat_mem_map_put(stoat_mem_map *m, stoat_str key, stoat_str value, bool deleted)
 {
 	if ((m->count + 1) * 4 >= m->cap * 3)
@@ -148,6 +153,7 @@ void stoat_mem_map_clear(stoat_mem_map *m)
 	m->cap = m->count = 0;
 }
 
+/* The number of keys held (remembered deletes included). */
 size_t stoat_mem_map_count(const stoat_mem_map *m)
 {
 	return m->count;
