@@ -6,7 +6,6 @@
  * print.
  */
 #include "driver.h"
-#include "state.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -81,17 +80,17 @@ static void add_counters(stoat_counters *t, const stoat_counters *c)
 }
 
 /* The run's counters (see driver.h for what "records in" counts). */
-stoat_counters stoat_counters_sum(const stoat_driver *d, const stoat_ctx *tasks, size_t n)
+stoat_counters stoat_counters_sum(const stoat_app *app, const stoat_ctx *tasks, size_t n, const stoat_ctx *flush_cx)
 {
-	assert(n == d->app->source_count);
+	assert(n == app->source_count);
 	stoat_counters t = { 0 };
 	for (size_t i = 0; i < n; i++) {
-		if (!d->app->sources[i].internal)
+		if (!app->sources[i].internal)
 			t.records_in += tasks[i].counters.records_in;
 		add_counters(&t, &tasks[i].counters);
 	}
-	if (d->state)
-		add_counters(&t, &stoat_state_flush_ctx(d->state)->counters);
+	if (flush_cx)
+		add_counters(&t, &flush_cx->counters);
 	return t;
 }
 

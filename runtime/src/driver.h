@@ -5,7 +5,13 @@
  * The drivers themselves (replay.c; kafka_*.c) sit on top and implement
  * it; nothing below them calls into a driver except through these
  * operations, so neither emit.c, errors.c nor state.c knows which
- * driver runs.
+ * driver runs.  Layers, bottom up (each includes only those below):
+ *
+ *   util.h                         allocation, encodings, numbers, names
+ *   driver.h                       this interface and the record path
+ *   store.h, rocks.h               in-memory maps, RocksDB
+ *   state.h                        the state stores
+ *   replay.h, kafka.h, kafka_impl.h  the drivers; main.c on top
  */
 #ifndef STOAT_RUNTIME_DRIVER_H
 #define STOAT_RUNTIME_DRIVER_H
@@ -92,14 +98,15 @@ void stoat_dead_letter(stoat_ctx *cx);
 /* ------------------------------------------------------------------ */
 
 /*
- * The counters of a driver's run: tasks[0..n) (one per source of d->app,
- * in source order) plus the state's flush context.  "records in" counts
- * the records read from the application's input topics only: records
- * read back from its own repartition topics (internal sources) and the
- * store updates a flush hands on are not input.  Everything else is
- * summed over all of them.  Both drivers print this.
+ * The counters of a run of app: tasks[0..n) (one per source of app, in
+ * source order) plus flush_cx (the state's flush context; NULL when
+ * there is no state).  "records in" counts the records read from the
+ * application's input topics only: records read back from its own
+ * repartition topics (internal sources) and the store updates a flush
+ * hands on are not input.  Everything else is summed over all of them.
+ * Both drivers print this.
  */
-stoat_counters stoat_counters_sum(const stoat_driver *d, const stoat_ctx *tasks, size_t n);
+stoat_counters stoat_counters_sum(const stoat_app *app, const stoat_ctx *tasks, size_t n, const stoat_ctx *flush_cx);
 
 /* Prints `<app_id>: records in N, out N, failed N, skipped N,
  * dead-lettered N` (and dropped records, hidden warnings) to f. */

@@ -527,7 +527,7 @@ out_of_range:
 /* Reads a JSON integer that fits in an i32. */
 bool stoat_json_i32(stoat_json *j, int32_t *out)
 {
-	int64_t v;
+	int64_t v = 0;
 	if (!json_integer(j, INT32_MIN, INT32_MAX, "i32", &v))
 		return false;
 	*out = (int32_t)v;

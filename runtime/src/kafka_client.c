@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 /* "<app>: " + message, to stderr: the driver's log. */
-
 void kafka_log(const stoat_kafka *k, const char *fmt, ...)
 {
 	va_list ap;

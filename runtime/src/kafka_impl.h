@@ -23,7 +23,6 @@
 #include <librdkafka/rdkafka.h>
 #include <signal.h>
 
-
 typedef struct stoat_kafka stoat_kafka;
 
 /* A partition this instance has been assigned. */
@@ -36,6 +35,7 @@ typedef struct kafka_partition {
 	bool assigned;
 } kafka_partition;
 
+/* The Kafka driver's state: stoat_driver first (see STOAT_CONTAINER_OF). */
 struct stoat_kafka {
 	stoat_driver driver;
 	const stoat_app *app;

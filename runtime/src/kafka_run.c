@@ -276,7 +276,6 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	      opt->commit_interval_ms, opt->bootstrap_servers, k->eos ? ", transactional id " : "",
 	      k->eos ? k->transactional_id : "");
 
-
 	/* Also fences and aborts what a previous incarnation left open. */
 	if (k->eos && !kafka_init_transactions(k)) {
 		status = kafka_stop_requested && !k->fatal ? STOAT_EXIT_OK : STOAT_EXIT_IO;
@@ -406,7 +405,8 @@ out:
 		rd_kafka_destroy(k->producer);
 	}
 	if (k->tasks) {
-		stoat_counters total = stoat_counters_sum(&k->driver, k->tasks, app->source_count);
+		stoat_counters total = stoat_counters_sum(app, k->tasks, app->source_count,
+							   k->state ? stoat_state_flush_ctx(k->state) : NULL);
 		stoat_print_summary(stderr, &k->driver, &total);
 		if (opt->stats)
 			kafka_log(k, "commits %" PRIu64 ", aborted transactions %" PRIu64, k->commits, k->aborts);

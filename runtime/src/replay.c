@@ -252,7 +252,6 @@ static void output_flush(stoat_replay *r)
 	}
 }
 
-
 /* Picks the partition as Kafka's default partitioner would and numbers
  * the record; returns the output topic's index. */
 static size_t place_record(stoat_replay *r, const stoat_ctx *cx, size_t ti, stoat_str key, int32_t *partition,
@@ -428,7 +427,6 @@ static void input_close(replay_input *in)
 		free((void *)in->data);
 	in->data = NULL;
 }
-
 
 /* True when the line holds only JSON whitespace. */
 static bool line_blank(stoat_str line)
@@ -721,7 +719,8 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 				strerror(errno));
 			status = STOAT_EXIT_IO;
 		}
-		stoat_counters total = stoat_counters_sum(&r->driver, r->tasks, app->source_count);
+		stoat_counters total = stoat_counters_sum(app, r->tasks, app->source_count,
+							   r->driver.state ? stoat_state_flush_ctx(r->driver.state) : NULL);
 		if (opt->stats || status == STOAT_EXIT_RECORD_FAILED || r->driver.skip_warnings_hidden)
 			stoat_print_summary(stderr, &r->driver, &total);
 	}

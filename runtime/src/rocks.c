@@ -17,7 +17,7 @@
  *
  * Nothing returned keeps RocksDB-owned memory: get copies the value into
  * the caller's arena.  Scan iterators hand out slices that are valid only
- * until the next step of that iterator (documented in internal.h).
+ * until the next step of that iterator (documented in rocks.h).
  *
  * Not thread-safe: one thread uses a stoat_rocks at a time.
  *
