@@ -866,6 +866,7 @@ static inline void stoat_json_init(stoat_json *j, stoat_ctx *cx, stoat_str s)
 	j->end = s.ptr + s.len;
 	j->cx = cx;
 	j->depth = 0;
+	j->path_is_array = 0;
 }
 
 static inline void stoat_json_ws(stoat_json *j)
