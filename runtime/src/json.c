@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Nesting deeper than this is refused (skip recurses once per level). */
+#define STOAT_JSON_MAX_DEPTH 64
+
 /* Byte offset of the reader within its input, for error messages. */
 static size_t json_offset(const stoat_json *j)
 {
@@ -28,21 +31,68 @@ bool stoat_json_fail(stoat_json *j, const char *what)
 }
 
 /*
- * Writes where the reader is as a field path ("lines[1].sku") into out,
- * empty at the top level.  Long member names are cut; the path is for
- * people.
+ * Writes the field path of the value at j->p ("lines[1].sku") into out,
+ * empty at the top level, by reading the input again from its start:
+ * everything before j->p was read, and so validated, on the way there, so
+ * a small scanner that follows the open containers, the member name in
+ * each object and the element index in each array is enough.  Only error
+ * messages call this: the reader itself keeps no path, and costs nothing
+ * more per value.  Long member names are cut; the path is for people.
  */
 static void json_path(const stoat_json *j, char *out, size_t n)
 {
+	struct level {
+		bool array;
+		uint32_t index;
+		const char *name;
+		size_t name_len;
+	} stack[STOAT_JSON_MAX_DEPTH];
+	int depth = 0;
+	const char *p = j->start, *at = j->p;
+	const char *last = NULL; /* the last string's body, a member name before ':' */
+	size_t last_len = 0;
+	while (p < at) {
+		switch (*p) {
+		case '"': {
+			const char *body = ++p;
+			while (p < at && *p != '"')
+				p += *p == '\\' ? 2 : 1;
+			last = body;
+			last_len = (size_t)(p - body);
+			break;
+		}
+		case '{':
+		case '[':
+			if (depth < STOAT_JSON_MAX_DEPTH)
+				stack[depth] = (struct level){ *p == '[', 0, NULL, 0 };
+			depth++;
+			break;
+		case '}':
+		case ']':
+			depth--;
+			break;
+		case ':':
+			if (depth > 0 && depth <= STOAT_JSON_MAX_DEPTH && !stack[depth - 1].array) {
+				stack[depth - 1].name = last;
+				stack[depth - 1].name_len = last_len;
+			}
+			break;
+		case ',':
+			if (depth > 0 && depth <= STOAT_JSON_MAX_DEPTH && stack[depth - 1].array)
+				stack[depth - 1].index++;
+			break;
+		}
+		p++;
+	}
 	size_t len = 0;
 	out[0] = '\0';
-	for (int level = 0; level < j->depth && len + 48 < n; level++) {
-		if (j->path_is_array >> level & 1) {
-			len += (size_t)snprintf(out + len, n - len, "[%" PRIu32 "]", j->path_index[level]);
-		} else if (j->path_name[level].ptr) {
-			int shown = j->path_name[level].len > 40 ? 40 : (int)j->path_name[level].len;
-			len += (size_t)snprintf(out + len, n - len, "%s%.*s", len ? "." : "", shown,
-						j->path_name[level].ptr);
+	for (int level = 0; level < depth && level < STOAT_JSON_MAX_DEPTH && len + 48 < n; level++) {
+		const struct level *l = &stack[level];
+		if (l->array) {
+			len += (size_t)snprintf(out + len, n - len, "[%" PRIu32 "]", l->index);
+		} else if (l->name) {
+			int shown = l->name_len > 40 ? 40 : (int)l->name_len;
+			len += (size_t)snprintf(out + len, n - len, "%s%.*s", len ? "." : "", shown, l->name);
 		}
 	}
 }
@@ -126,24 +176,15 @@ static bool json_enter(stoat_json *j)
 /*
  * Consumes the opening bracket `open` of a container (`what`: "an object"
  * or "an array", for a value of another type; `syntax`: "'{'" or "'['"
- * for malformed JSON) and starts its level of the path.
+ * for malformed JSON).
  */
 static bool json_open(stoat_json *j, char open, const char *what, const char *syntax)
 {
 	stoat_json_ws(j);
 	if (j->p >= j->end || *j->p != open)
 		return json_wrong_type(j, what, syntax);
-	int level = j->depth;
 	if (!json_enter(j))
 		return false;
-	uint64_t bit = (uint64_t)1 << level;
-	if (open == '[') {
-		j->path_is_array |= bit;
-		j->path_index[level] = 0;
-	} else {
-		j->path_is_array &= ~bit;
-		j->path_name[level] = (stoat_str){ NULL, 0 };
-	}
 	j->p++;
 	return true;
 }
@@ -189,7 +230,6 @@ bool stoat_json_object_next(stoat_json *j, bool *first, stoat_str *name)
 	if (!json_expect(j, ':', "':'"))
 		return false;
 	*first = false;
-	j->path_name[j->depth - 1] = *name;
 	return true;
 }
 
@@ -210,7 +250,6 @@ bool stoat_json_array_next(stoat_json *j, bool *first)
 		if (*j->p != ',')
 			return stoat_json_fail(j, "',' or ']'");
 		j->p++;
-		j->path_index[j->depth - 1]++;
 	}
 	*first = false;
 	return true;
@@ -428,9 +467,10 @@ bool stoat_json_string(stoat_json *j, stoat_str *out)
 /*
  * Checks the number grammar at j->p (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?)
  * and moves past it.  *integral tells whether it had neither fraction
- * nor exponent.
+ * nor exponent.  `expected` names what the caller reads ("an integer
+ * (i64)"), for a value of another type there.
  */
-static bool json_scan_number(stoat_json *j, bool *integral)
+static bool json_scan_number(stoat_json *j, bool *integral, const char *expected)
 {
 	const char *p = j->p;
 	const char *end = j->end;
@@ -438,6 +478,8 @@ static bool json_scan_number(stoat_json *j, bool *integral)
 	if (p < end && *p == '-')
 		p++;
 	if (p >= end || *p < '0' || *p > '9') {
+		if (p == j->p)
+			return json_wrong_type(j, expected, "a number");
 		j->p = p;
 		return stoat_json_fail(j, "a number");
 	}
@@ -475,17 +517,17 @@ static bool json_scan_number(stoat_json *j, bool *integral)
 
 /*
  * Reads an integer in [min, max] (an integer literal: no fraction or
- * exponent).  Accumulates negatively so INT64_MIN parses.
+ * exponent).  Accumulates negatively so INT64_MIN parses.  type ("i64")
+ * and expected ("an integer (i64)") are for messages.
  */
-static bool json_integer(stoat_json *j, int64_t min, int64_t max, const char *type, int64_t *out)
+static bool json_integer(stoat_json *j, int64_t min, int64_t max, const char *type, const char *expected,
+			 int64_t *out)
 {
 	stoat_json_ws(j);
 	const char *start = j->p;
 	char prefix[240];
-	if (start >= j->end || (*start != '-' && (*start < '0' || *start > '9')))
-		return json_wrong_type(j, strcmp(type, "i32") == 0 ? "an integer (i32)" : "an integer (i64)", "a number");
 	bool integral;
-	if (!json_scan_number(j, &integral))
+	if (!json_scan_number(j, &integral, expected))
 		return false;
 	if (!integral) {
 		/* Valid JSON, but not what the field's type takes. */
@@ -528,7 +570,7 @@ out_of_range:
 bool stoat_json_i32(stoat_json *j, int32_t *out)
 {
 	int64_t v = 0;
-	if (!json_integer(j, INT32_MIN, INT32_MAX, "i32", &v))
+	if (!json_integer(j, INT32_MIN, INT32_MAX, "i32", "an integer (i32)", &v))
 		return false;
 	*out = (int32_t)v;
 	return true;
@@ -537,7 +579,7 @@ bool stoat_json_i32(stoat_json *j, int32_t *out)
 /* Reads a JSON integer that fits in an i64. */
 bool stoat_json_i64(stoat_json *j, int64_t *out)
 {
-	return json_integer(j, INT64_MIN, INT64_MAX, "i64", out);
+	return json_integer(j, INT64_MIN, INT64_MAX, "i64", "an integer (i64)", out);
 }
 
 /*
@@ -612,10 +654,8 @@ bool stoat_json_f64(stoat_json *j, double *out)
 {
 	stoat_json_ws(j);
 	const char *start = j->p;
-	if (start >= j->end || (*start != '-' && (*start < '0' || *start > '9')))
-		return json_wrong_type(j, "a number", "a number");
 	bool integral;
-	if (!json_scan_number(j, &integral))
+	if (!json_scan_number(j, &integral, "a number"))
 		return false;
 	size_t len = (size_t)(j->p - start);
 	double v;
@@ -726,7 +766,7 @@ bool stoat_json_skip(stoat_json *j)
 		if (*j->p != '-' && (*j->p < '0' || *j->p > '9'))
 			return stoat_json_fail(j, "a value");
 		bool integral;
-		return json_scan_number(j, &integral);
+		return json_scan_number(j, &integral, "a value");
 	}
 	}
 }

@@ -419,7 +419,7 @@ START_TEST(test_envelope_errors)
 		{ "{\"topic\":\"orders\",\"partition\":-1}", "\"partition\" must not be negative" },
 		{ "{\"topic\":\"orders\",\"partition\":1.5}", "field partition: number 1.5 at byte 30 is not an integer (i32 expected)" },
 		{ "{\"topic\":\"orders\",\"key\":5}", "\"key\" must be a string or null for its source's text format" },
-		{ "{\"topic\":\"counts\",\"key\":3000000000}", "number at byte 24 is out of range for i32" },
+		{ "{\"topic\":\"counts\",\"key\":3000000000}", "field key: number at byte 24 is out of range for i32" },
 		{ "{\"topic\":\"counts\",\"key\":true}",
 		  "\"key\" must be a number, a string or null for its source's i32 format" },
 		{ "{\"topic\":\"orders\",\"key\":\"a\",\"key_base64\":\"YQ==\"}",

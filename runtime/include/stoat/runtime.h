@@ -838,25 +838,12 @@ static inline bool stoat_key_get_str(stoat_val_reader *r, stoat_arena *a, stoat_
  * Every function returns false after recording a per-record error (with the
  * byte offset) through stoat_error().
  */
-/* Nesting deeper than this is refused. */
-#define STOAT_JSON_MAX_DEPTH 64
-
 typedef struct stoat_json {
 	const char *start;
 	const char *p;
 	const char *end;
 	stoat_ctx *cx;
 	int depth;
-	/*
-	 * Where the reader is, so that a value of the wrong type is reported
-	 * with its field ("field lines[1].sku: ..."): per open level, the
-	 * member being read (objects) or the element's index (arrays, whose
-	 * levels have their bit set in path_is_array).  Written as levels
-	 * open and members advance; read only for error messages.
-	 */
-	uint64_t path_is_array;
-	stoat_str path_name[STOAT_JSON_MAX_DEPTH];
-	uint32_t path_index[STOAT_JSON_MAX_DEPTH];
 } stoat_json;
 
 static inline void stoat_json_init(stoat_json *j, stoat_ctx *cx, stoat_str s)
@@ -866,7 +853,6 @@ static inline void stoat_json_init(stoat_json *j, stoat_ctx *cx, stoat_str s)
 	j->end = s.ptr + s.len;
 	j->cx = cx;
 	j->depth = 0;
-	j->path_is_array = 0;
 }
 
 static inline void stoat_json_ws(stoat_json *j)
