@@ -135,6 +135,9 @@ static const char *json_token_kind(const stoat_json *j)
  * or malformed JSON (stoat_json_fail with `syntax`, what the grammar
  * wanted there).  Returns false.
  */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
 static bool json_wrong_type(stoat_json *j, const char *expected, const char *syntax)
 {
 	const char *got = json_token_kind(j);
@@ -467,10 +470,9 @@ bool stoat_json_string(stoat_json *j, stoat_str *out)
 /*
  * Checks the number grammar at j->p (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?)
  * and moves past it.  *integral tells whether it had neither fraction
- * nor exponent.  `expected` names what the caller reads ("an integer
- * (i64)"), for a value of another type there.
+ * nor exponent.
  */
-static bool json_scan_number(stoat_json *j, bool *integral, const char *expected)
+static bool json_scan_number(stoat_json *j, bool *integral)
 {
 	const char *p = j->p;
 	const char *end = j->end;
@@ -479,7 +481,7 @@ static bool json_scan_number(stoat_json *j, bool *integral, const char *expected
 		p++;
 	if (p >= end || *p < '0' || *p > '9') {
 		if (p == j->p)
-			return json_wrong_type(j, expected, "a number");
+			return json_wrong_type(j, "a number", "a number");
 		j->p = p;
 		return stoat_json_fail(j, "a number");
 	}
@@ -517,17 +519,15 @@ static bool json_scan_number(stoat_json *j, bool *integral, const char *expected
 
 /*
  * Reads an integer in [min, max] (an integer literal: no fraction or
- * exponent).  Accumulates negatively so INT64_MIN parses.  type ("i64")
- * and expected ("an integer (i64)") are for messages.
+ * exponent).  Accumulates negatively so INT64_MIN parses.
  */
-static bool json_integer(stoat_json *j, int64_t min, int64_t max, const char *type, const char *expected,
-			 int64_t *out)
+static bool json_integer(stoat_json *j, int64_t min, int64_t max, const char *type, int64_t *out)
 {
 	stoat_json_ws(j);
 	const char *start = j->p;
 	char prefix[240];
 	bool integral;
-	if (!json_scan_number(j, &integral, expected))
+	if (!json_scan_number(j, &integral))
 		return false;
 	if (!integral) {
 		/* Valid JSON, but not what the field's type takes. */
@@ -570,7 +570,7 @@ out_of_range:
 bool stoat_json_i32(stoat_json *j, int32_t *out)
 {
 	int64_t v = 0;
-	if (!json_integer(j, INT32_MIN, INT32_MAX, "i32", "an integer (i32)", &v))
+	if (!json_integer(j, INT32_MIN, INT32_MAX, "i32", &v))
 		return false;
 	*out = (int32_t)v;
 	return true;
@@ -579,7 +579,7 @@ bool stoat_json_i32(stoat_json *j, int32_t *out)
 /* Reads a JSON integer that fits in an i64. */
 bool stoat_json_i64(stoat_json *j, int64_t *out)
 {
-	return json_integer(j, INT64_MIN, INT64_MAX, "i64", "an integer (i64)", out);
+	return json_integer(j, INT64_MIN, INT64_MAX, "i64", out);
 }
 
 /*
@@ -655,7 +655,7 @@ bool stoat_json_f64(stoat_json *j, double *out)
 	stoat_json_ws(j);
 	const char *start = j->p;
 	bool integral;
-	if (!json_scan_number(j, &integral, "a number"))
+	if (!json_scan_number(j, &integral))
 		return false;
 	size_t len = (size_t)(j->p - start);
 	double v;
@@ -766,7 +766,7 @@ bool stoat_json_skip(stoat_json *j)
 		if (*j->p != '-' && (*j->p < '0' || *j->p > '9'))
 			return stoat_json_fail(j, "a value");
 		bool integral;
-		return json_scan_number(j, &integral, "a value");
+		return json_scan_number(j, &integral);
 	}
 	}
 }
