@@ -26,7 +26,9 @@ install(FILES stdlib/std.stoat stdlib/README.md
   DESTINATION ${CMAKE_INSTALL_DATADIR}/stoat/stdlib)
 # The runtime's sources: `stoatc build --pgo-*` compiles them with the
 # program so that the profile covers the runtime too.
-install(FILES ${STOAT_RUNTIME_SOURCES} runtime/src/internal.h
+# Every private header goes with them (one per layer: runtime/src/*.h).
+file(GLOB STOAT_RUNTIME_PRIVATE_HEADERS CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/runtime/src/*.h")
+install(FILES ${STOAT_RUNTIME_SOURCES} ${STOAT_RUNTIME_PRIVATE_HEADERS}
   DESTINATION ${CMAKE_INSTALL_DATADIR}/stoat/runtime-src)
 
 # The CMake package.

@@ -565,7 +565,8 @@ stoat_str stoat_std_to_string_i64(stoat_ctx *cx, int64_t v)
  * out (at least 40 bytes) and returns its length.  The layout is the one
  * the runtime's JSON encoder uses (stoat_buf_put_f64): JavaScript's, except
  * that plain notation always has a fraction and the exponent has no '+':
- * plain for 1e-7 <= |v| < 1e21, exponent notation otherwise.
+ * plain for 1e-6 <= |v| < 1e21, exponent notation otherwise (ECMAScript's
+ * Number::toString rule: 1e-7 is the first value with an exponent).
  * 1.0 -> "1.0", 0.1 -> "0.1", 1e21 -> "1e21", 1.5e-7 -> "1.5e-7",
  * -0.0 -> "-0.0".  JSON has no NaN or infinities; here they are "NaN",
  * "Infinity" and "-Infinity".

@@ -2,7 +2,7 @@
  * limit.c - the physical limit for bench/run-kafka: a hand-written
  * librdkafka consume -> produce passthrough in a consumer group, with the
  * guarantees and client settings of stoat's Kafka driver
- * (runtime/src/kafka.c), and nothing else.
+ * (runtime/src/kafka_client.c), and nothing else.
  *
  *   at_least_once  on the commit interval: flush the producer (every
  *                  output acknowledged), then commit the consumed offsets
@@ -208,7 +208,7 @@ int main(int argc, char **argv)
 	char err[512], txn_id[300];
 	snprintf(txn_id, sizeof txn_id, "%s-%d", group, (int)getpid());
 
-	/* The producer: new_producer() in runtime/src/kafka.c. */
+	/* The producer: kafka_new_producer() in runtime/src/kafka_client.c. */
 	rd_kafka_conf_t *pc = rd_kafka_conf_new();
 	set(pc, "bootstrap.servers", bootstrap);
 	set(pc, "client.id", group);
@@ -232,7 +232,7 @@ int main(int argc, char **argv)
 	if (!(producer = rd_kafka_new(RD_KAFKA_PRODUCER, pc, err, sizeof err)))
 		die("producer", err);
 
-	/* The consumer: new_consumer() in runtime/src/kafka.c. */
+	/* The consumer: kafka_new_consumer() in runtime/src/kafka_client.c. */
 	rd_kafka_conf_t *cc = rd_kafka_conf_new();
 	set(cc, "bootstrap.servers", bootstrap);
 	set(cc, "group.id", group);

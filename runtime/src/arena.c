@@ -2,7 +2,7 @@
  * arena.c - the per-batch bump allocator, and the few runtime helpers that
  * only allocate from it (string copies, growable arrays).
  */
-#include "internal.h"
+#include "util.h"
 
 #include <assert.h>
 #include <stdalign.h>
@@ -19,13 +19,6 @@ struct stoat_arena_chunk {
 	size_t size; /* usable bytes in data */
 	alignas(max_align_t) char data[];
 };
-
-/* Out of memory is not a per-record error: the process cannot go on. */
-static void arena_out_of_memory(size_t n)
-{
-	fprintf(stderr, "stoat: out of memory (allocating %zu bytes)\n", n);
-	abort();
-}
 
 /*
  * Where an empty arena points: zero-byte allocations from a fresh arena
@@ -88,7 +81,7 @@ void stoat_arena_free(stoat_arena *a)
 void *stoat_arena_alloc_slow(stoat_arena *a, size_t n)
 {
 	if (n > SIZE_MAX / 2)
-		arena_out_of_memory(n);
+		stoat_out_of_memory("an arena chunk", n);
 	size_t rounded = (n + 7) & ~(size_t)7;
 
 	/* Reuse a spare chunk first. */
@@ -106,9 +99,7 @@ void *stoat_arena_alloc_slow(stoat_arena *a, size_t n)
 			size = a->head->size;
 		if (size < rounded)
 			size = rounded;
-		c = malloc(sizeof(stoat_arena_chunk) + size);
-		if (c == NULL)
-			arena_out_of_memory(n);
+		c = stoat_xmalloc(sizeof(stoat_arena_chunk) + size);
 		c->size = size;
 		a->allocated += size;
 	}
@@ -133,7 +124,7 @@ stoat_str stoat_arena_strdup(stoat_arena *a, stoat_str s)
 stoat_str stoat_str_concat(stoat_ctx *cx, stoat_str a, stoat_str b)
 {
 	if (a.len > SIZE_MAX / 2 || b.len > SIZE_MAX / 2)
-		arena_out_of_memory(a.len + b.len);
+		stoat_out_of_memory("an arena chunk", a.len + b.len);
 	char *p = stoat_arena_alloc(&cx->arena, a.len + b.len);
 	if (a.len)
 		memcpy(p, a.ptr, a.len);
@@ -153,7 +144,7 @@ void *stoat_vec_push_slow(stoat_arena *a, stoat_vec *v, size_t elem_size)
 	assert(elem_size > 0);
 	size_t cap = v->cap ? v->cap * 2 : 8;
 	if (cap < v->cap || cap > SIZE_MAX / 2 / elem_size)
-		arena_out_of_memory(SIZE_MAX);
+		stoat_out_of_memory("an arena chunk", SIZE_MAX);
 	void *data = stoat_arena_alloc(a, cap * elem_size);
 	if (v->len)
 		memcpy(data, v->data, v->len * elem_size);

@@ -2,7 +2,7 @@
  * buf.c - the growable output buffer generated encoders write into, and the
  * number and string formatting they use.
  */
-#include "internal.h"
+#include "util.h"
 
 #include <assert.h>
 #include <float.h>
@@ -33,19 +33,13 @@ void stoat_buf_reserve_slow(stoat_buf *b, size_t extra)
 {
 	assert(b->len <= b->cap);
 	if (extra > SIZE_MAX / 4 - b->len) {
-		fprintf(stderr, "stoat: output buffer too large (%zu bytes)\n", extra);
-		abort();
+		stoat_out_of_memory("an output buffer too large", extra);
 	}
 	size_t need = b->len + extra;
 	size_t cap = b->cap ? b->cap : 256;
 	while (cap < need)
 		cap *= 2;
-	char *data = realloc(b->data, cap);
-	if (data == NULL) {
-		fprintf(stderr, "stoat: out of memory (growing a buffer to %zu bytes)\n", cap);
-		abort();
-	}
-	b->data = data;
+	b->data = stoat_xrealloc(b->data, cap, 1);
 	b->cap = cap;
 }
 
@@ -68,8 +62,9 @@ void stoat_buf_put_i64(stoat_buf *b, int64_t v)
 
 /*
  * Writes the shortest decimal that parses back to v, laid out as JSON and
- * JavaScript do: plain notation for 1e-7 < |v| < 1e21 (always with a
- * fraction, "1.0"), exponent notation ("1e21", "1.5e-7") otherwise.
+ * JavaScript do: plain notation for 1e-6 <= |v| < 1e21 (always with a
+ * fraction, "1.0"), exponent notation ("1e21", "1e-7", "1.5e-7") otherwise:
+ * ECMAScript's Number::toString rule (decimal exponent from -6 to 20).
  *
  * Shortest digits: if any precision up to 15 round-trips, %.15e does too
  * and shows the same digits once trailing zeros are dropped (every decimal
@@ -147,6 +142,7 @@ static void shortest_digits_slow(double v, char *digits, int *ndigits, int *expo
 		(*ndigits)--;
 }
 
+/* The shortest JSON number for v, with the fast path (see below). */
 size_t stoat_format_f64(char *out, double v)
 {
 	return stoat_format_f64_with(out, v, true);

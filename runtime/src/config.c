@@ -24,7 +24,9 @@
  *     producer:
  *       linger.ms: 10
  */
-#include "internal.h"
+#include "kafka.h"
+#include "rocks.h"
+#include "state.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -33,34 +35,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Allocation for configuration: small, lives as long as the process. */
-static char *cfg_strdup(const char *s, size_t n)
-{
-	char *p = malloc(n + 1);
-	if (!p) {
-		fputs("stoat: out of memory\n", stderr);
-		abort();
-	}
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
-
 /* Adds or replaces a librdkafka property. */
 static void set_prop(stoat_kafka_options *opt, const char *name, const char *value)
 {
 	for (size_t i = 0; i < opt->prop_count; i++)
 		if (strcmp(opt->props[i].name, name) == 0) {
 			free(opt->props[i].value);
-			opt->props[i].value = cfg_strdup(value, strlen(value));
+			opt->props[i].value = stoat_xstrndup(value, strlen(value));
 			return;
 		}
-	stoat_kafka_prop *p = realloc(opt->props, (opt->prop_count + 1) * sizeof *p);
-	if (!p)
-		abort();
+	stoat_kafka_prop *p = stoat_xrealloc(opt->props, opt->prop_count + 1, sizeof *p);
 	opt->props = p;
-	p[opt->prop_count].name = cfg_strdup(name, strlen(name));
-	p[opt->prop_count].value = cfg_strdup(value, strlen(value));
+	p[opt->prop_count].name = stoat_xstrndup(name, strlen(name));
+	p[opt->prop_count].value = stoat_xstrndup(value, strlen(value));
 	opt->prop_count++;
 }
 
@@ -99,10 +86,10 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 {
 	if (strcmp(name, "bootstrap_servers") == 0) {
 		free((char *)opt->bootstrap_servers);
-		opt->bootstrap_servers = cfg_strdup(value, strlen(value));
+		opt->bootstrap_servers = stoat_xstrndup(value, strlen(value));
 	} else if (strcmp(name, "instance_id") == 0) {
 		free((char *)opt->instance_id);
-		opt->instance_id = cfg_strdup(value, strlen(value));
+		opt->instance_id = stoat_xstrndup(value, strlen(value));
 	} else if (strcmp(name, "guarantee") == 0) {
 		if (strcmp(value, "at_least_once") == 0)
 			opt->guarantee = STOAT_AT_LEAST_ONCE;
@@ -129,7 +116,7 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 		} else if (strncmp(value, "dlq", 3) == 0 && (value[3] == ' ' || value[3] == ':') && value[4]) {
 			opt->policy_override = STOAT_POLICY_DLQ;
 			free((char *)opt->dlq_override);
-			opt->dlq_override = cfg_strdup(value + 4, strlen(value + 4));
+			opt->dlq_override = stoat_xstrndup(value + 4, strlen(value + 4));
 		} else {
 			fprintf(stderr, "%s: error: %s: on_error must be fail, skip or dlq:TOPIC, not '%s'\n", prog,
 				where, value);
@@ -166,7 +153,7 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 		}
 	} else if (strcmp(name, "state_dir") == 0) {
 		free((char *)opt->state_dir);
-		opt->state_dir = cfg_strdup(value, strlen(value));
+		opt->state_dir = stoat_xstrndup(value, strlen(value));
 	} else if (strcmp(name, "memory") == 0) {
 		if (strcmp(value, "low") == 0)
 			opt->memory = STOAT_MEMORY_LOW;
@@ -345,6 +332,10 @@ static bool read_environment(stoat_kafka_options *opt, const char *prog)
 	return true;
 }
 
+/*
+ * Fills opt: app defaults, then YAML, then the environment, then argv
+ * (later sources win; see kafka.h).
+ */
 int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *command, int argc, char **argv,
 			  stoat_kafka_options *opt, char ***rest, int *rest_count)
 {
@@ -355,7 +346,7 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 	opt->batch_max = 1000;
 	opt->cache_max_bytes = STOAT_CACHE_DEFAULT_BYTES;
 	opt->purge_interval_ms = 30000; /* Kafka Streams' repartition.purge.interval.ms */
-	*rest = calloc((size_t)argc + 1, sizeof **rest);
+	*rest = stoat_xcalloc((size_t)argc + 1, sizeof **rest);
 	*rest_count = 0;
 
 	/* The file first (flags may override what it says). */
@@ -398,7 +389,7 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 				return STOAT_EXIT_USAGE;
 			}
 			char *eq = strchr(argv[++i], '=');
-			char *name = cfg_strdup(argv[i], (size_t)(eq - argv[i]));
+			char *name = stoat_xstrndup(argv[i], (size_t)(eq - argv[i]));
 			set_prop(opt, name, eq + 1);
 			free(name);
 			continue;

@@ -1,9 +1,9 @@
 /*
  * emit.c - stoat_emit(), the one call generated code makes to send a
- * record.  Checks that do not depend on the driver are done here; then a
- * switch on the driver kind (not a function pointer) hands the record over.
+ * record.  Checks that do not depend on the driver are done here; then the
+ * driver's emit operation (driver.h) takes the record.
  */
-#include "internal.h"
+#include "driver.h"
 
 #include <assert.h>
 
@@ -68,22 +68,12 @@ void stoat_emit(stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_s
 			    shown);
 		return;
 	}
-	if (STOAT_UNLIKELY(cx->driver == NULL)) {
+	if (STOAT_UNLIKELY(cx->driver == NULL || cx->driver->ops == NULL)) {
 		stoat_error(cx, "internal error: no driver to emit to");
 		return;
 	}
-	switch (cx->driver->kind) {
-	case STOAT_DRIVER_REPLAY:
-		stoat_replay_emit(cx->driver->replay, cx, sink, topic, key, value);
-		break;
-	case STOAT_DRIVER_KAFKA:
-		if (!stoat_kafka_emit(cx->driver->kafka, cx, sink, topic, key, value))
-			return;
-		break;
-	case STOAT_DRIVER_NONE:
-		stoat_error(cx, "internal error: no driver to emit to");
+	if (!cx->driver->ops->emit(cx->driver, cx, sink, topic, key, value))
 		return;
-	}
 	/* Records written to repartition topics are counted again when read back, not here. */
 	if (topic.ptr || !app->sinks[sink].internal)
 		cx->counters.records_out++;

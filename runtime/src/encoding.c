@@ -2,7 +2,7 @@
  * encoding.c - byte-level helpers: Kafka's murmur2 partitioner hash,
  * base64 and UTF-8 validation.
  */
-#include "internal.h"
+#include "util.h"
 
 #include <assert.h>
 

@@ -2,7 +2,7 @@
  * errors.c - per-record errors: recording them, applying the error policy,
  * and the fixed-width decoders whose only job is to report wrong lengths.
  */
-#include "internal.h"
+#include "driver.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -79,67 +79,6 @@ bool stoat_decode_be_f64(stoat_ctx *cx, stoat_str s, double *out)
 	uint64_t u = load_be64(s.ptr);
 	memcpy(out, &u, sizeof u);
 	return true;
-}
-
-/* The dead-letter topic of the policy that applies to cx's source. */
-const char *stoat_effective_dlq_topic(const stoat_ctx *cx)
-{
-	if (cx->driver && cx->driver->policy_override == STOAT_POLICY_DLQ)
-		return cx->driver->dlq_override;
-	if (cx->source && cx->source->on_error == STOAT_POLICY_DLQ)
-		return cx->source->dlq_topic;
-	if (cx->app && cx->app->on_error == STOAT_POLICY_DLQ)
-		return cx->app->dlq_topic;
-	return NULL;
-}
-
-/* Formats v in decimal into the arena. */
-static stoat_str arena_decimal(stoat_ctx *cx, int64_t v)
-{
-	char tmp[24];
-	int n = snprintf(tmp, sizeof tmp, "%" PRId64, v);
-	return stoat_arena_strdup(&cx->arena, (stoat_str){ tmp, (size_t)n });
-}
-
-void stoat_dead_letter(stoat_ctx *cx)
-{
-	const char *topic = stoat_effective_dlq_topic(cx);
-	assert(topic && cx->msg);
-	const stoat_msg *m = cx->msg;
-	const char *src = cx->source ? cx->source->topic : "";
-	stoat_header extra[5] = {
-		{ STOAT_STR_LIT("stoat.error"),
-		  stoat_arena_strdup(&cx->arena, (stoat_str){ cx->error_message, strlen(cx->error_message) }) },
-		{ STOAT_STR_LIT("stoat.source.topic"), (stoat_str){ src, strlen(src) } },
-		{ STOAT_STR_LIT("stoat.source.partition"), arena_decimal(cx, m->partition) },
-		{ STOAT_STR_LIT("stoat.source.offset"), arena_decimal(cx, m->offset) },
-		{ STOAT_STR_LIT("stoat.source.timestamp"), arena_decimal(cx, m->timestamp) },
-	};
-	switch (cx->driver ? cx->driver->kind : STOAT_DRIVER_NONE) {
-	case STOAT_DRIVER_REPLAY:
-		stoat_replay_dead_letter(cx->driver->replay, cx, topic, extra, 5);
-		break;
-	case STOAT_DRIVER_KAFKA:
-		stoat_kafka_dead_letter(cx->driver->kafka, cx, topic, extra, 5);
-		break;
-	case STOAT_DRIVER_NONE:
-		break;
-	}
-}
-
-/*
- * The policy for a failed record: the command line's --on-error, else the
- * source's own, else the application's, else fail.
- */
-stoat_policy stoat_effective_policy(const stoat_ctx *cx)
-{
-	if (cx->driver && cx->driver->policy_override != STOAT_POLICY_DEFAULT)
-		return cx->driver->policy_override;
-	if (cx->source && cx->source->on_error != STOAT_POLICY_DEFAULT)
-		return cx->source->on_error;
-	if (cx->app && cx->app->on_error != STOAT_POLICY_DEFAULT)
-		return cx->app->on_error;
-	return STOAT_POLICY_FAIL;
 }
 
 /* Prints "<app>: <level>: record t/p@o (timestamp ts): message<suffix>". */
@@ -219,6 +158,10 @@ bool stoat_record_failed(stoat_ctx *cx)
 	return false;
 }
 
+/*
+ * Counts a record dropped by design and reports the first one only
+ * (Kafka Streams drops such records with a metric, not an error).
+ */
 void stoat_record_dropped(stoat_ctx *cx, const char *why)
 {
 	cx->counters.records_dropped++;
@@ -229,59 +172,6 @@ void stoat_record_dropped(stoat_ctx *cx, const char *why)
 	snprintf(cx->error_message, sizeof cx->error_message, "%s", why);
 	report_record(cx, "warning", ": dropped, as Kafka Streams drops such records (reported once; the summary "
 				     "counts them)");
-}
-
-/* The summary line(s) printed with --stats and when the app stops. */
-void stoat_print_summary(FILE *f, const stoat_driver *d, const stoat_counters *total)
-{
-	const char *app_id = d->app->app_id;
-	fprintf(f,
-		"%s: records in %" PRIu64 ", out %" PRIu64 ", failed %" PRIu64 ", skipped %" PRIu64
-		", dead-lettered %" PRIu64 "\n",
-		app_id, total->records_in, total->records_out, total->records_failed, total->records_skipped,
-		total->records_dead_lettered);
-	if (total->records_dropped)
-		fprintf(f, "%s: %" PRIu64 " record%s dropped by design (null keys where a key is needed)\n", app_id,
-			total->records_dropped, total->records_dropped == 1 ? "" : "s");
-	if (d->skip_warnings_hidden)
-		fprintf(f, "%s: %" PRIu64 " of %" PRIu64 " skipped-record warnings were not shown\n", app_id,
-			d->skip_warnings_hidden, d->skip_warnings_hidden + d->skip_warnings_printed);
-}
-
-/* The name of a format as the .stoat language and `describe` spell it. */
-const char *stoat_format_name(stoat_format f)
-{
-	switch (f) {
-	case STOAT_FMT_BYTES: return "bytes";
-	case STOAT_FMT_TEXT: return "text";
-	case STOAT_FMT_JSON: return "json";
-	case STOAT_FMT_I32: return "i32";
-	case STOAT_FMT_I64: return "i64";
-	case STOAT_FMT_F64: return "f64";
-	}
-	return "(unknown format)";
-}
-
-/* The name of an error policy. */
-const char *stoat_policy_name(stoat_policy p)
-{
-	switch (p) {
-	case STOAT_POLICY_DEFAULT: return "default";
-	case STOAT_POLICY_FAIL: return "fail";
-	case STOAT_POLICY_SKIP: return "skip";
-	case STOAT_POLICY_DLQ: return "dlq";
-	}
-	return "(unknown policy)";
-}
-
-/* The name of a processing guarantee. */
-const char *stoat_guarantee_name(stoat_guarantee g)
-{
-	switch (g) {
-	case STOAT_AT_LEAST_ONCE: return "at_least_once";
-	case STOAT_EXACTLY_ONCE: return "exactly_once";
-	}
-	return "(unknown guarantee)";
 }
 
 /* Prefixes the current error message with `what` (see runtime.h). */

@@ -4,12 +4,15 @@
  * callers pull exactly the tokens they expect.  Strings without escapes are
  * slices of the input; escaped strings are decoded into the arena.
  */
-#include "internal.h"
+#include "util.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Nesting deeper than this is refused (skip recurses once per level). */
 #define STOAT_JSON_MAX_DEPTH 64
@@ -24,6 +27,125 @@ static size_t json_offset(const stoat_json *j)
 bool stoat_json_fail(stoat_json *j, const char *what)
 {
 	stoat_error(j->cx, "invalid JSON at byte %zu: expected %s", json_offset(j), what);
+	return false;
+}
+
+/*
+ * Writes the field path of the value at j->p ("lines[1].sku") into out,
+ * empty at the top level, by reading the input again from its start:
+ * everything before j->p was read, and so validated, on the way there, so
+ * a small scanner that follows the open containers, the member name in
+ * each object and the element index in each array is enough.  Only error
+ * messages call this: the reader itself keeps no path, and costs nothing
+ * more per value.  Long member names are cut; the path is for people.
+ */
+static void json_path(const stoat_json *j, char *out, size_t n)
+{
+	struct level {
+		bool array;
+		uint32_t index;
+		const char *name;
+		size_t name_len;
+	} stack[STOAT_JSON_MAX_DEPTH];
+	int depth = 0;
+	const char *p = j->start, *at = j->p;
+	const char *last = NULL; /* the last string's body, a member name before ':' */
+	size_t last_len = 0;
+	while (p < at) {
+		switch (*p) {
+		case '"': {
+			const char *body = ++p;
+			while (p < at && *p != '"')
+				p += *p == '\\' ? 2 : 1;
+			last = body;
+			last_len = (size_t)(p - body);
+			break;
+		}
+		case '{':
+		case '[':
+			if (depth < STOAT_JSON_MAX_DEPTH)
+				stack[depth] = (struct level){ *p == '[', 0, NULL, 0 };
+			depth++;
+			break;
+		case '}':
+		case ']':
+			depth--;
+			break;
+		case ':':
+			if (depth > 0 && depth <= STOAT_JSON_MAX_DEPTH && !stack[depth - 1].array) {
+				stack[depth - 1].name = last;
+				stack[depth - 1].name_len = last_len;
+			}
+			break;
+		case ',':
+			if (depth > 0 && depth <= STOAT_JSON_MAX_DEPTH && stack[depth - 1].array)
+				stack[depth - 1].index++;
+			break;
+		}
+		p++;
+	}
+	size_t len = 0;
+	out[0] = '\0';
+	for (int level = 0; level < depth && level < STOAT_JSON_MAX_DEPTH && len + 48 < n; level++) {
+		const struct level *l = &stack[level];
+		if (l->array) {
+			len += (size_t)snprintf(out + len, n - len, "[%" PRIu32 "]", l->index);
+		} else if (l->name) {
+			int shown = l->name_len > 40 ? 40 : (int)l->name_len;
+			len += (size_t)snprintf(out + len, n - len, "%s%.*s", len ? "." : "", shown, l->name);
+		}
+	}
+}
+
+/* "field <path>: " for a message, or "" at the top level (out holds it). */
+static const char *json_field_prefix(const stoat_json *j, char *out, size_t n)
+{
+	char path[200];
+	json_path(j, path, sizeof path);
+	if (!path[0])
+		return "";
+	snprintf(out, n, "%s %s: ", path[0] == '[' ? "element" : "field", path);
+	return out;
+}
+
+/*
+ * What the next token is, when it starts a valid JSON value ("a number",
+ * "null", ...), so that a value of the wrong type is told apart from
+ * malformed JSON; NULL when it starts none.
+ */
+static const char *json_token_kind(const stoat_json *j)
+{
+	size_t left = (size_t)(j->end - j->p);
+	if (left == 0)
+		return NULL;
+	switch (*j->p) {
+	case '"': return "a string";
+	case '{': return "an object";
+	case '[': return "an array";
+	case 't': return left >= 4 && memcmp(j->p, "true", 4) == 0 ? "true" : NULL;
+	case 'f': return left >= 5 && memcmp(j->p, "false", 5) == 0 ? "false" : NULL;
+	case 'n': return left >= 4 && memcmp(j->p, "null", 4) == 0 ? "null" : NULL;
+	default: return *j->p == '-' || (*j->p >= '0' && *j->p <= '9') ? "a number" : NULL;
+	}
+}
+
+/*
+ * The reader is at something other than `expected`: a value of another
+ * type ("field qty: expected an integer (i64) at byte 9, got a string"),
+ * or malformed JSON (stoat_json_fail with `syntax`, what the grammar
+ * wanted there).  Returns false.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static bool json_wrong_type(stoat_json *j, const char *expected, const char *syntax)
+{
+	const char *got = json_token_kind(j);
+	if (!got)
+		return stoat_json_fail(j, syntax);
+	char prefix[240];
+	stoat_error(j->cx, "%sexpected %s at byte %zu, got %s", json_field_prefix(j, prefix, sizeof prefix), expected,
+		    json_offset(j), got);
 	return false;
 }
 
@@ -54,12 +176,16 @@ static bool json_enter(stoat_json *j)
 	return true;
 }
 
-/* Consumes the opening bracket `open` (described as `what`) of a container. */
-static bool json_open(stoat_json *j, char open, const char *what)
+/*
+ * Consumes the opening bracket `open` of a container (`what`: "an object"
+ * or "an array", for a value of another type; `syntax`: "'{'" or "'['"
+ * for malformed JSON).
+ */
+static bool json_open(stoat_json *j, char open, const char *what, const char *syntax)
 {
 	stoat_json_ws(j);
 	if (j->p >= j->end || *j->p != open)
-		return stoat_json_fail(j, what);
+		return json_wrong_type(j, what, syntax);
 	if (!json_enter(j))
 		return false;
 	j->p++;
@@ -69,13 +195,13 @@ static bool json_open(stoat_json *j, char open, const char *what)
 /* Consumes '{'. */
 bool stoat_json_object_begin(stoat_json *j)
 {
-	return json_open(j, '{', "'{'");
+	return json_open(j, '{', "an object", "'{'");
 }
 
 /* Consumes '['. */
 bool stoat_json_array_begin(stoat_json *j)
 {
-	return json_open(j, '[', "'['");
+	return json_open(j, '[', "an array", "'['");
 }
 
 /*
@@ -157,13 +283,6 @@ static long hex4(const char *p)
 	return v;
 }
 
-/*
- * Checks the string whose opening quote is at j->p and finds its end,
- * without decoding: every escape is well-formed (surrogates paired), no raw
- * control characters, the bytes are UTF-8.  On success j->p is past the
- * closing quote, *body_end at it, and *escaped says whether decoding is
- * needed.
- */
 /* Does the word hold a byte that is '"', '\\', below 0x20 or above 0x7f? */
 static inline bool json_word_special(uint64_t x)
 {
@@ -176,6 +295,13 @@ static inline bool json_word_special(uint64_t x)
 	return ((control | has_quote | has_backslash | x) & highs) != 0;
 }
 
+/*
+ * Checks the string whose opening quote is at j->p and finds its end,
+ * without decoding: every escape is well-formed (surrogates paired), no raw
+ * control characters, the bytes are UTF-8.  On success j->p is past the
+ * closing quote, *body_end at it, and *escaped says whether decoding is
+ * needed.
+ */
 static bool json_scan_string(stoat_json *j, const char **body_end, bool *escaped)
 {
 	assert(j->p < j->end && *j->p == '"');
@@ -328,7 +454,7 @@ bool stoat_json_string(stoat_json *j, stoat_str *out)
 {
 	stoat_json_ws(j);
 	if (j->p >= j->end || *j->p != '"')
-		return stoat_json_fail(j, "a string");
+		return json_wrong_type(j, "a string", "a string");
 	const char *body = j->p + 1;
 	const char *body_end;
 	bool escaped;
@@ -354,6 +480,8 @@ static bool json_scan_number(stoat_json *j, bool *integral)
 	if (p < end && *p == '-')
 		p++;
 	if (p >= end || *p < '0' || *p > '9') {
+		if (p == j->p)
+			return json_wrong_type(j, "a number", "a number");
 		j->p = p;
 		return stoat_json_fail(j, "a number");
 	}
@@ -397,13 +525,15 @@ static bool json_integer(stoat_json *j, int64_t min, int64_t max, const char *ty
 {
 	stoat_json_ws(j);
 	const char *start = j->p;
+	char prefix[240];
 	bool integral;
 	if (!json_scan_number(j, &integral))
 		return false;
 	if (!integral) {
 		/* Valid JSON, but not what the field's type takes. */
-		stoat_error(j->cx, "number %.*s at byte %zu is not an integer (%s expected)",
-		            (int)(j->p - start > 32 ? 32 : j->p - start), start, (size_t)(start - j->start), type);
+		stoat_error(j->cx, "%snumber %.*s at byte %zu is not an integer (%s expected)",
+			    json_field_prefix(j, prefix, sizeof prefix), (int)(j->p - start > 32 ? 32 : j->p - start), start,
+			    (size_t)(start - j->start), type);
 		j->p = start;
 		return false;
 	}
@@ -430,7 +560,8 @@ static bool json_integer(stoat_json *j, int64_t min, int64_t max, const char *ty
 	*out = v;
 	return true;
 out_of_range:
-	stoat_error(j->cx, "number at byte %zu is out of range for %s", (size_t)(start - j->start), type);
+	stoat_error(j->cx, "%snumber at byte %zu is out of range for %s", json_field_prefix(j, prefix, sizeof prefix),
+		    (size_t)(start - j->start), type);
 	j->p = start;
 	return false;
 }
@@ -438,7 +569,7 @@ out_of_range:
 /* Reads a JSON integer that fits in an i32. */
 bool stoat_json_i32(stoat_json *j, int32_t *out)
 {
-	int64_t v;
+	int64_t v = 0;
 	if (!json_integer(j, INT32_MIN, INT32_MAX, "i32", &v))
 		return false;
 	*out = (int32_t)v;
@@ -537,7 +668,9 @@ bool stoat_json_f64(stoat_json *j, double *out)
 		v = strtod(copy, NULL);
 	}
 	if (!isfinite(v)) {
-		stoat_error(j->cx, "number at byte %zu is out of range for f64", (size_t)(start - j->start));
+		char prefix[240];
+		stoat_error(j->cx, "%snumber at byte %zu is out of range for f64", json_field_prefix(j, prefix, sizeof prefix),
+			    (size_t)(start - j->start));
 		j->p = start;
 		return false;
 	}
@@ -560,7 +693,7 @@ bool stoat_json_bool(stoat_json *j, bool *out)
 		*out = false;
 		return true;
 	}
-	return stoat_json_fail(j, "true or false");
+	return json_wrong_type(j, "true or false", "true or false");
 }
 
 /* Skips one value of any kind, validating it; recursion is bounded by the

@@ -5,7 +5,9 @@
  * Nothing here calls exit(): stoat_main returns the status, so tests can
  * run it in-process.
  */
-#include "internal.h"
+#include "kafka.h"
+#include "replay.h"
+#include "rocks.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -121,12 +123,8 @@ static int replay_command(const stoat_app *app, const char *prog, int argc, char
 	stoat_replay_options opt = { 0 };
 	opt.batch_max = 1024;
 	opt.policy_override = STOAT_POLICY_DEFAULT;
-	opt.inputs = calloc((size_t)argc + 1, sizeof *opt.inputs);
-	opt.partitions = calloc((size_t)argc + 1, sizeof *opt.partitions);
-	if (opt.inputs == NULL || opt.partitions == NULL) {
-		fprintf(stderr, "stoat: out of memory\n");
-		abort();
-	}
+	opt.inputs = stoat_xcalloc((size_t)argc + 1, sizeof *opt.inputs);
+	opt.partitions = stoat_xcalloc((size_t)argc + 1, sizeof *opt.partitions);
 	int status = -1;
 	bool only_inputs = false;
 	for (int i = 0; i < argc && status < 0; i++) {
@@ -170,13 +168,7 @@ static int replay_command(const stoat_app *app, const char *prog, int argc, char
 			} else {
 				/* The topic is the part before the last '='. */
 				size_t len = (size_t)(eq - value);
-				char *topic = malloc(len + 1);
-				if (topic == NULL) {
-					fprintf(stderr, "stoat: out of memory\n");
-					abort();
-				}
-				memcpy(topic, value, len);
-				topic[len] = '\0';
+				char *topic = stoat_xstrndup(value, len);
 				opt.partitions[opt.partition_count].topic = topic;
 				opt.partitions[opt.partition_count++].partitions = (int32_t)n;
 			}
@@ -252,7 +244,8 @@ static void kafka_usage(FILE *f, const char *prog)
 		"  --stats                    print commit counts at the end\n"
 		"\n"
 		"Exit status: 0 ok, 1 a record failed under the fail policy, 2 bad usage or\n"
-		"configuration, 3 a fatal Kafka error (fenced, unwritable output).\n",
+		"configuration, 3 a fatal Kafka error (fenced, unwritable output), 4 the state\n"
+		"directory cannot be used (another process holds it, or it cannot be created).\n",
 		prog, prog, prog);
 }
 
@@ -286,17 +279,18 @@ static int kafka_command(const stoat_app *app, const char *prog, const char *com
 		/* dump */
 		int64_t idle_ms = 2000;
 		bool read_committed = true;
-		const char **topics = calloc((size_t)nrest + 1, sizeof *topics);
+		const char **topics = stoat_xcalloc((size_t)nrest + 1, sizeof *topics);
 		size_t ntopics = 0;
 		status = -1;
 		for (int i = 0; i < nrest && status < 0; i++) {
 			if (strcmp(rest[i], "--read-uncommitted") == 0) {
 				read_committed = false;
 			} else if (strcmp(rest[i], "--idle-ms") == 0 && i + 1 < nrest) {
-				long v;
+				long v = 0;
 				if (!parse_count(rest[++i], 3600000, &v))
 					status = usage_error(prog, "dump ", "--idle-ms needs milliseconds, not '%s'", rest[i]);
-				idle_ms = v;
+				else
+					idle_ms = v;
 			} else {
 				topics[ntopics++] = rest[i];
 			}

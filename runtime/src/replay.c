@@ -10,7 +10,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "internal.h"
+#include "replay.h"
+#include "state.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -54,24 +55,13 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
-/* Aborts on out-of-memory: the driver cannot go on without its tables. */
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (p == NULL) {
-		fprintf(stderr, "stoat: out of memory\n");
-		abort();
-	}
-	return p;
-}
-
 /* The counter for key, created at 0 when new.  Grows by doubling; that
  * happens once per new topic-partition, never per record. */
 static int64_t *offset_map_get(offset_map *m, uint64_t key)
 {
 	if (m->count * 2 >= m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 64;
-		offset_slot *slots = xcalloc(cap, sizeof *slots);
+		offset_slot *slots = stoat_xcalloc(cap, sizeof *slots);
 		for (size_t i = 0; i < m->cap; i++) {
 			if (!m->slots[i].used)
 				continue;
@@ -124,15 +114,15 @@ typedef struct replay_input {
 	uint64_t next_line_no; /* its line number */
 	stoat_ctx pcx;         /* parse context: arena for decoded envelope bytes */
 	bool has_head;
-	stoat_msg head;
-	size_t head_source;
-	bool head_offset_given;
+	stoat_envelope head;
 	stoat_str head_line;
 	uint64_t head_line_no;
-	stoat_str cached_topic; /* topic lookup cache: last topic seen ... */
-	size_t cached_source;   /* ... and the source that reads it */
+	stoat_envelope_cache cache; /* the last topic seen and its source */
 } replay_input;
 
+typedef struct stoat_replay stoat_replay;
+
+/* The replay driver: stoat_driver first (see STOAT_CONTAINER_OF). */
 struct stoat_replay {
 	stoat_driver driver;
 	const stoat_app *app;
@@ -141,6 +131,7 @@ struct stoat_replay {
 	size_t input_count;
 	stoat_ctx *tasks; /* one per source */
 	stoat_msg *batch;
+	bool *batch_partition_given; /* per record of batch: for batch_hook */
 	offset_map in_offsets;  /* (source, partition) -> next default offset */
 	offset_map out_offsets; /* (out topic, partition) -> next offset */
 	out_topic *topics;
@@ -226,27 +217,18 @@ static size_t topic_lookup(stoat_replay *r, stoat_str name)
 	}
 	if (r->topic_count == r->topic_cap) {
 		r->topic_cap = r->topic_cap ? r->topic_cap * 2 : 16;
-		out_topic *topics = realloc(r->topics, r->topic_cap * sizeof *topics);
-		if (topics == NULL) {
-			fprintf(stderr, "stoat: out of memory\n");
-			abort();
-		}
-		r->topics = topics;
+		r->topics = stoat_xrealloc(r->topics, r->topic_cap, sizeof *r->topics);
 	}
 	size_t i = r->topic_count++;
 	out_topic *t = &r->topics[i];
-	t->name = xcalloc(name.len + 1, 1);
+	t->name = stoat_xcalloc(name.len + 1, 1);
 	memcpy(t->name, name.ptr, name.len);
 	t->len = name.len;
 	t->partitions = configured_partitions(r, name);
 	if (r->topic_count * 2 > r->topic_index_cap) {
 		free(r->topic_index);
 		r->topic_index_cap = r->topic_index_cap ? r->topic_index_cap * 2 : 64;
-		r->topic_index = malloc(r->topic_index_cap * sizeof *r->topic_index);
-		if (r->topic_index == NULL) {
-			fprintf(stderr, "stoat: out of memory\n");
-			abort();
-		}
+		r->topic_index = stoat_xcalloc(r->topic_index_cap, sizeof *r->topic_index);
 		for (size_t k = 0; k < r->topic_index_cap; k++)
 			r->topic_index[k] = SIZE_MAX;
 		for (size_t k = 0; k < r->topic_count; k++)
@@ -268,165 +250,6 @@ static void output_flush(stoat_replay *r)
 		fwrite(r->out.data, 1, r->out.len, r->out_file);
 		r->out.len = 0;
 	}
-}
-
-/* True when bytes form exactly one JSON value (whitespace around allowed). */
-static bool json_valid(stoat_ctx *check_cx, stoat_str bytes)
-{
-	stoat_json j;
-	check_cx->error = false;
-	stoat_json_init(&j, check_cx, bytes);
-	bool ok = stoat_json_skip(&j) && stoat_json_end(&j);
-	check_cx->error = false;
-	stoat_arena_reset(&check_cx->arena);
-	return ok;
-}
-
-/* Writes ,"<field>_base64":"..." for bytes JSON cannot show as they are. */
-static void put_base64_field(stoat_buf *b, const char *field, stoat_str bytes)
-{
-	stoat_buf_lit(b, ",\"");
-	stoat_buf_put(b, field, strlen(field));
-	stoat_buf_lit(b, "_base64\":\"");
-	stoat_base64_encode(b, bytes);
-	stoat_buf_putc(b, '"');
-}
-
-/* Writes ,"<field>":<JSON string>, or the base64 field if not UTF-8. */
-static void put_string_field(stoat_buf *b, const char *field, stoat_str bytes)
-{
-	if (!stoat_utf8_valid(bytes)) {
-		put_base64_field(b, field, bytes);
-		return;
-	}
-	stoat_buf_lit(b, ",\"");
-	stoat_buf_put(b, field, strlen(field));
-	stoat_buf_lit(b, "\":");
-	stoat_buf_put_json_str(b, bytes);
-}
-
-/* Writes ,"<field>": and returns the buffer for the value. */
-static void put_field_name(stoat_buf *b, const char *field)
-{
-	stoat_buf_lit(b, ",\"");
-	stoat_buf_put(b, field, strlen(field));
-	stoat_buf_lit(b, "\":");
-}
-
-/*
- * Writes a key or value as its sink format presents it: JSON text embedded
- * raw, numbers decoded, text as a string.  Bytes that do not fit their
- * format (wrong length, invalid JSON or UTF-8) are written so that nothing
- * is lost: as a string when UTF-8, else as "<field>_base64".
- */
-static void put_payload(stoat_buf *b, stoat_ctx *check_cx, const char *field, stoat_format format,
-			stoat_str bytes)
-{
-	if (bytes.ptr == NULL) {
-		put_field_name(b, field);
-		stoat_buf_lit(b, "null");
-		return;
-	}
-	switch (format) {
-	case STOAT_FMT_TEXT:
-	case STOAT_FMT_BYTES:
-		put_string_field(b, field, bytes);
-		return;
-	case STOAT_FMT_JSON:
-		if (!json_valid(check_cx, bytes))
-			break;
-		put_field_name(b, field);
-		/* Newlines can only be whitespace in valid JSON; keep one line. */
-		if (memchr(bytes.ptr, '\n', bytes.len) || memchr(bytes.ptr, '\r', bytes.len)) {
-			stoat_buf_reserve(b, bytes.len);
-			for (size_t i = 0; i < bytes.len; i++) {
-				char c = bytes.ptr[i];
-				b->data[b->len++] = c == '\n' || c == '\r' ? ' ' : c;
-			}
-		} else {
-			stoat_buf_put(b, bytes.ptr, bytes.len);
-		}
-		return;
-	case STOAT_FMT_I32:
-		if (bytes.len != 4)
-			break;
-		{
-			int32_t v;
-			bool ok = stoat_decode_be32(check_cx, bytes, &v);
-			assert(ok);
-			(void)ok;
-			put_field_name(b, field);
-			stoat_buf_put_i64(b, v);
-		}
-		return;
-	case STOAT_FMT_I64:
-		if (bytes.len != 8)
-			break;
-		{
-			int64_t v;
-			bool ok = stoat_decode_be64(check_cx, bytes, &v);
-			assert(ok);
-			(void)ok;
-			put_field_name(b, field);
-			stoat_buf_put_i64(b, v);
-		}
-		return;
-	case STOAT_FMT_F64:
-		if (bytes.len != 8)
-			break;
-		{
-			double v;
-			char text[32];
-			bool ok = stoat_decode_be_f64(check_cx, bytes, &v);
-			assert(ok);
-			(void)ok;
-			size_t n = stoat_format_f64(text, v);
-			if (n == 0)
-				break; /* NaN or infinity */
-			put_field_name(b, field);
-			stoat_buf_put(b, text, n);
-		}
-		return;
-	}
-	put_string_field(b, field, bytes);
-}
-
-/*
- * Appends one record as a replay-format JSON line: topic, partition,
- * offset, timestamp, key, value (presented by their formats), then the
- * headers and the extra headers, if any.
- */
-void stoat_format_record_line(stoat_buf *b, stoat_ctx *check_cx, stoat_str topic, int32_t partition,
-			      int64_t offset, int64_t timestamp, stoat_format key_format, stoat_str key,
-			      stoat_format value_format, stoat_str value, const stoat_header *headers,
-			      size_t header_count, const stoat_header *extra, size_t extra_count)
-{
-	stoat_buf_lit(b, "{\"topic\":");
-	stoat_buf_put_json_str(b, topic);
-	stoat_buf_lit(b, ",\"partition\":");
-	stoat_buf_put_i64(b, partition);
-	stoat_buf_lit(b, ",\"offset\":");
-	stoat_buf_put_i64(b, offset);
-	stoat_buf_lit(b, ",\"timestamp\":");
-	stoat_buf_put_i64(b, timestamp);
-	put_payload(b, check_cx, "key", key_format, key);
-	put_payload(b, check_cx, "value", value_format, value);
-	if (header_count + extra_count) {
-		stoat_buf_lit(b, ",\"headers\":{");
-		for (size_t i = 0; i < header_count + extra_count; i++) {
-			const stoat_header *h = i < header_count ? &headers[i] : &extra[i - header_count];
-			if (i)
-				stoat_buf_putc(b, ',');
-			stoat_buf_put_json_str(b, h->key);
-			stoat_buf_putc(b, ':');
-			if (h->value.ptr)
-				stoat_buf_put_json_str(b, h->value);
-			else
-				stoat_buf_lit(b, "null");
-		}
-		stoat_buf_putc(b, '}');
-	}
-	stoat_buf_lit(b, "}\n");
 }
 
 /* Picks the partition as Kafka's default partitioner would and numbers
@@ -478,9 +301,9 @@ static void replay_internal(stoat_replay *r, stoat_ctx *cx, int sink, int32_t pa
  * The replay half of stoat_emit: places the record and appends its JSON
  * line, with the timestamp and headers of the record being processed.
  */
-void stoat_replay_emit(stoat_replay *r, stoat_ctx *cx, int sink, stoat_str topic, stoat_str key,
-		       stoat_str value)
+static bool replay_emit(stoat_driver *d, stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_str value)
 {
+	stoat_replay *r = STOAT_CONTAINER_OF(d, stoat_replay, driver);
 	size_t ti = topic.ptr ? topic_lookup(r, topic) : r->sink_topic[sink];
 	assert(ti < r->topic_count);
 	int32_t partition;
@@ -490,22 +313,24 @@ void stoat_replay_emit(stoat_replay *r, stoat_ctx *cx, int sink, stoat_str topic
 	const stoat_sink *s = &r->app->sinks[sink];
 	if (s->internal) {
 		replay_internal(r, cx, sink, partition, offset, key, value);
-		return;
+		return true;
 	}
 	stoat_format_record_line(&r->out, &r->check_cx, (stoat_str){ r->topics[ti].name, r->topics[ti].len },
 				 partition, offset, m->timestamp, s->key_format, key, s->value_format, value,
 				 m->headers, m->header_count, NULL, 0);
 	if (r->out.len >= REPLAY_OUTPUT_CHUNK)
 		output_flush(r);
+	return true;
 }
 
 /*
  * Writes the record being processed, unchanged, to the dead-letter topic
- * with the error headers (see stoat_dead_letter_headers).
+ * with the error headers (see stoat_dead_letter).
  */
-void stoat_replay_dead_letter(stoat_replay *r, stoat_ctx *cx, const char *dlq_topic, const stoat_header *extra,
-			      size_t extra_count)
+static void replay_dead_letter(stoat_driver *d, stoat_ctx *cx, const char *dlq_topic, const stoat_header *extra,
+			       size_t extra_count)
 {
+	stoat_replay *r = STOAT_CONTAINER_OF(d, stoat_replay, driver);
 	size_t ti = topic_lookup(r, (stoat_str){ dlq_topic, strlen(dlq_topic) });
 	int32_t partition;
 	int64_t offset;
@@ -517,6 +342,16 @@ void stoat_replay_dead_letter(stoat_replay *r, stoat_ctx *cx, const char *dlq_to
 	if (r->out.len >= REPLAY_OUTPUT_CHUNK)
 		output_flush(r);
 }
+
+/* The replay driver's operations: no changelogs (its stores live and die
+ * with the run), store partitions open on first use. */
+static const stoat_driver_ops replay_driver_ops = {
+	.name = "replay",
+	.emit = replay_emit,
+	.dead_letter = replay_dead_letter,
+	.changelog_write = NULL,
+	.opens_parts_on_assignment = false,
+};
 
 /* ------------------------------------------------------------------ */
 /* Input                                                               */
@@ -553,20 +388,11 @@ static bool input_open(replay_input *in)
 	}
 	/* Not mappable: read it whole. */
 	size_t cap = 65536, len = 0;
-	char *buf = malloc(cap);
-	if (buf == NULL) {
-		fprintf(stderr, "stoat: out of memory\n");
-		abort();
-	}
+	char *buf = stoat_xcalloc(cap, 1);
 	for (;;) {
 		if (len == cap) {
 			cap *= 2;
-			char *grown = realloc(buf, cap);
-			if (grown == NULL) {
-				fprintf(stderr, "stoat: out of memory\n");
-				abort();
-			}
-			buf = grown;
+			buf = stoat_xrealloc(buf, cap, 1);
 		}
 		ssize_t n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
@@ -602,285 +428,6 @@ static void input_close(replay_input *in)
 	in->data = NULL;
 }
 
-/* The envelope fields, as bits for duplicate detection. */
-enum {
-	F_TOPIC = 1 << 0,
-	F_PARTITION = 1 << 1,
-	F_OFFSET = 1 << 2,
-	F_TIMESTAMP = 1 << 3,
-	F_KEY = 1 << 4,
-	F_VALUE = 1 << 5,
-	F_KEY_BASE64 = 1 << 6,
-	F_VALUE_BASE64 = 1 << 7,
-	F_HEADERS = 1 << 8,
-};
-
-/* Where a key or value was found in the line, before its topic is known. */
-typedef struct payload_span {
-	const char *at; /* start of the JSON value; NULL: not given */
-	const char *end; /* just past the JSON value */
-	stoat_str base64_bytes; /* decoded "<field>_base64", if that was given */
-	bool from_base64;
-} payload_span;
-
-/* Reads "<field>_base64": a base64 string (or null) decoded into the arena. */
-static bool parse_base64_field(stoat_json *j, const char *field, payload_span *span)
-{
-	span->from_base64 = true;
-	if (stoat_json_null(j)) {
-		span->base64_bytes = (stoat_str){ NULL, 0 };
-		return true;
-	}
-	stoat_str text;
-	if (!stoat_json_string(j, &text))
-		return false;
-	char *out = stoat_arena_alloc(&j->cx->arena, text.len / 4 * 3 + 3);
-	size_t n;
-	if (!stoat_base64_decode(text, out, &n)) {
-		stoat_error(j->cx, "\"%s_base64\" is not valid base64", field);
-		return false;
-	}
-	span->base64_bytes = (stoat_str){ out, n };
-	return true;
-}
-
-/*
- * Turns the JSON value of "key" or "value" into the bytes a Kafka record
- * would hold, per the reading source's format: null stays null, a string
- * is its UTF-8 bytes, JSON format takes other values' raw text, numeric
- * formats encode numbers big-endian.
- */
-static bool convert_payload(stoat_ctx *pcx, stoat_str line, const char *field, stoat_format format,
-			    const payload_span *span, stoat_str *out)
-{
-	if (span->from_base64) {
-		*out = span->base64_bytes;
-		return true;
-	}
-	if (span->at == NULL) {
-		*out = (stoat_str){ NULL, 0 };
-		return true;
-	}
-	stoat_json j;
-	stoat_json_init(&j, pcx, line);
-	j.p = span->at;
-	if (stoat_json_null(&j)) {
-		*out = (stoat_str){ NULL, 0 };
-		return true;
-	}
-	if (*j.p == '"')
-		return stoat_json_string(&j, out);
-	bool is_number = *j.p == '-' || (*j.p >= '0' && *j.p <= '9');
-	switch (format) {
-	case STOAT_FMT_JSON:
-		/* The envelope parser skipped (and so validated) the value already. */
-		assert(span->end && span->end >= j.p);
-		*out = (stoat_str){ j.p, (size_t)(span->end - j.p) };
-		return true;
-	case STOAT_FMT_I32:
-	case STOAT_FMT_I64:
-	case STOAT_FMT_F64:
-		if (!is_number)
-			break;
-		{
-			char *bytes;
-			if (format == STOAT_FMT_I32) {
-				int32_t v;
-				if (!stoat_json_i32(&j, &v))
-					return false;
-				bytes = stoat_arena_alloc(&pcx->arena, 4);
-				uint32_t u = (uint32_t)v;
-				for (int i = 0; i < 4; i++)
-					bytes[i] = (char)(u >> (24 - 8 * i));
-				*out = (stoat_str){ bytes, 4 };
-			} else {
-				uint64_t u;
-				if (format == STOAT_FMT_I64) {
-					int64_t v;
-					if (!stoat_json_i64(&j, &v))
-						return false;
-					u = (uint64_t)v;
-				} else {
-					double v;
-					if (!stoat_json_f64(&j, &v))
-						return false;
-					memcpy(&u, &v, sizeof u);
-				}
-				bytes = stoat_arena_alloc(&pcx->arena, 8);
-				for (int i = 0; i < 8; i++)
-					bytes[i] = (char)(u >> (56 - 8 * i));
-				*out = (stoat_str){ bytes, 8 };
-			}
-			return true;
-		}
-	case STOAT_FMT_TEXT:
-	case STOAT_FMT_BYTES:
-		break;
-	}
-	stoat_error(pcx, "\"%s\" must be %s or null for its source's %s format", field,
-		    format == STOAT_FMT_TEXT || format == STOAT_FMT_BYTES ? "a string"
-		    : format == STOAT_FMT_JSON                        ? "a JSON value"
-									      : "a number, a string",
-		    stoat_format_name(format));
-	return false;
-}
-
-/* The source reading topic, or SIZE_MAX. */
-static size_t source_for_topic(const stoat_app *app, stoat_str topic)
-{
-	for (size_t i = 0; i < app->source_count; i++) {
-		const char *t = app->sources[i].topic;
-		if (strlen(t) == topic.len && memcmp(t, topic.ptr, topic.len) == 0)
-			return i;
-	}
-	return SIZE_MAX;
-}
-
-/* Reads the "headers" object: names to strings or null, order kept. */
-static bool parse_headers(stoat_json *j, stoat_msg *m)
-{
-	stoat_vec headers = { 0 };
-	bool first = true;
-	stoat_str name;
-	if (!stoat_json_object_begin(j))
-		return false;
-	while (stoat_json_object_next(j, &first, &name)) {
-		stoat_header *h = stoat_vec_push(&j->cx->arena, &headers, sizeof(stoat_header));
-		h->key = name;
-		if (stoat_json_null(j)) {
-			h->value = (stoat_str){ NULL, 0 };
-		} else if (!stoat_json_string(j, &h->value)) {
-			stoat_error(j->cx, "header values must be strings or null");
-			return false;
-		}
-	}
-	if (j->cx->error)
-		return false;
-	m->headers = headers.data;
-	m->header_count = headers.len;
-	return true;
-}
-
-/*
- * Parses one envelope line into in->head (slices into the line, decoded
- * bytes in in->pcx's arena).  On failure the message is in
- * in->pcx.error_message.  Parsing is pure: parsing the same line again
- * after an arena reset gives the same record.
- */
-static bool parse_envelope(const stoat_replay *r, replay_input *in, stoat_str line)
-{
-	stoat_ctx *pcx = &in->pcx;
-	pcx->error = false;
-	stoat_msg m = { 0 };
-	stoat_str topic = { NULL, 0 };
-	payload_span key = { 0 }, value = { 0 };
-	unsigned seen = 0;
-	stoat_json j;
-	stoat_json_init(&j, pcx, line);
-	bool first = true;
-	stoat_str name;
-	if (!stoat_json_object_begin(&j))
-		return false;
-	while (stoat_json_object_next(&j, &first, &name)) {
-		unsigned bit;
-		bool ok;
-		stoat_json_ws(&j);
-		if (stoat_str_eq(name, STOAT_STR_LIT("topic"))) {
-			bit = F_TOPIC;
-			ok = stoat_json_string(&j, &topic);
-		} else if (stoat_str_eq(name, STOAT_STR_LIT("partition"))) {
-			bit = F_PARTITION;
-			ok = stoat_json_i32(&j, &m.partition);
-			if (ok && m.partition < 0) {
-				stoat_error(pcx, "\"partition\" must not be negative");
-				return false;
-			}
-		} else if (stoat_str_eq(name, STOAT_STR_LIT("offset"))) {
-			bit = F_OFFSET;
-			ok = stoat_json_i64(&j, &m.offset);
-			if (ok && m.offset < 0) {
-				stoat_error(pcx, "\"offset\" must not be negative");
-				return false;
-			}
-		} else if (stoat_str_eq(name, STOAT_STR_LIT("timestamp"))) {
-			bit = F_TIMESTAMP;
-			ok = stoat_json_i64(&j, &m.timestamp);
-		} else if (stoat_str_eq(name, STOAT_STR_LIT("key"))) {
-			bit = F_KEY;
-			key.at = j.p;
-			ok = stoat_json_skip(&j);
-			key.end = j.p;
-		} else if (stoat_str_eq(name, STOAT_STR_LIT("value"))) {
-			bit = F_VALUE;
-			value.at = j.p;
-			ok = stoat_json_skip(&j);
-			value.end = j.p;
-		} else if (stoat_str_eq(name, STOAT_STR_LIT("key_base64"))) {
-			bit = F_KEY_BASE64;
-			ok = parse_base64_field(&j, "key", &key);
-		} else if (stoat_str_eq(name, STOAT_STR_LIT("value_base64"))) {
-			bit = F_VALUE_BASE64;
-			ok = parse_base64_field(&j, "value", &value);
-		} else if (stoat_str_eq(name, STOAT_STR_LIT("headers"))) {
-			bit = F_HEADERS;
-			ok = parse_headers(&j, &m);
-		} else {
-			int shown = name.len > 60 ? 60 : (int)name.len;
-			stoat_error(pcx,
-				    "unknown field \"%.*s\" (expected topic, partition, offset, timestamp, "
-				    "key, value, key_base64, value_base64, headers)",
-				    shown, name.ptr);
-			return false;
-		}
-		if (!ok)
-			return false;
-		if (seen & bit) {
-			int shown = name.len > 60 ? 60 : (int)name.len;
-			stoat_error(pcx, "field \"%.*s\" given twice", shown, name.ptr);
-			return false;
-		}
-		seen |= bit;
-	}
-	if (pcx->error || !stoat_json_end(&j))
-		return false;
-	if (!(seen & F_TOPIC)) {
-		stoat_error(pcx, "missing field \"topic\"");
-		return false;
-	}
-	if ((seen & F_KEY) && (seen & F_KEY_BASE64)) {
-		stoat_error(pcx, "give \"key\" or \"key_base64\", not both");
-		return false;
-	}
-	if ((seen & F_VALUE) && (seen & F_VALUE_BASE64)) {
-		stoat_error(pcx, "give \"value\" or \"value_base64\", not both");
-		return false;
-	}
-
-	size_t source;
-	if (in->cached_topic.ptr && stoat_str_eq(in->cached_topic, topic)) {
-		source = in->cached_source;
-	} else {
-		source = source_for_topic(r->app, topic);
-		if (source == SIZE_MAX) {
-			int shown = topic.len > 100 ? 100 : (int)topic.len;
-			stoat_error(pcx, "no source of application %s reads topic \"%.*s\"", r->app->app_id,
-				    shown, topic.ptr);
-			return false;
-		}
-		/* The cache must not point into the arena, which is reset. */
-		in->cached_topic = (stoat_str){ r->app->sources[source].topic, topic.len };
-		in->cached_source = source;
-	}
-	const stoat_source *src = &r->app->sources[source];
-	if (!convert_payload(pcx, line, "key", src->key_format, &key, &m.key) ||
-	    !convert_payload(pcx, line, "value", src->value_format, &value, &m.value))
-		return false;
-	in->head = m;
-	in->head_source = source;
-	in->head_offset_given = (seen & F_OFFSET) != 0;
-	return true;
-}
-
 /* True when the line holds only JSON whitespace. */
 static bool line_blank(stoat_str line)
 {
@@ -912,7 +459,7 @@ static bool input_advance(const stoat_replay *r, replay_input *in)
 			line.len--;
 		if (line_blank(line))
 			continue;
-		if (!parse_envelope(r, in, line)) {
+		if (!stoat_parse_envelope(r->app, &in->pcx, &in->cache, line, &in->head)) {
 			fprintf(stderr, "%s:%" PRIu64 ": error: %s\n", in->path, line_no,
 				in->pcx.error_message);
 			return false;
@@ -932,7 +479,7 @@ static replay_input *next_input(stoat_replay *r)
 	replay_input *best = NULL;
 	for (size_t i = 0; i < r->input_count; i++) {
 		replay_input *in = &r->inputs[i];
-		if (in->has_head && (best == NULL || in->head.timestamp < best->head.timestamp))
+		if (in->has_head && (best == NULL || in->head.msg.timestamp < best->head.msg.timestamp))
 			best = in;
 	}
 	return best;
@@ -942,34 +489,13 @@ static replay_input *next_input(stoat_replay *r)
  * gave no offset. */
 static stoat_msg take_head(stoat_replay *r, replay_input *in)
 {
-	stoat_msg m = in->head;
-	int64_t *next = offset_map_get(&r->in_offsets, partition_key(in->head_source, m.partition));
-	if (!in->head_offset_given)
+	stoat_msg m = in->head.msg;
+	int64_t *next = offset_map_get(&r->in_offsets, partition_key(in->head.source, m.partition));
+	if (!in->head.offset_given)
 		m.offset = *next;
 	/* The largest offset is accepted; numbering after it stays there. */
 	*next = m.offset < INT64_MAX ? m.offset + 1 : INT64_MAX;
 	return m;
-}
-
-/* Sums the counters of every task. */
-static stoat_counters total_counters(const stoat_replay *r)
-{
-	stoat_counters t = { 0 };
-	for (size_t i = 0; i < r->app->source_count; i++) {
-		const stoat_counters *c = &r->tasks[i].counters;
-		t.records_in += c->records_in;
-		t.records_out += c->records_out;
-		t.records_failed += c->records_failed;
-		t.records_skipped += c->records_skipped;
-		t.records_dropped += c->records_dropped;
-	}
-	if (r->driver.state) {
-		const stoat_counters *c = &stoat_state_flush_ctx(r->driver.state)->counters;
-		t.records_out += c->records_out;
-		t.records_failed += c->records_failed;
-		t.records_skipped += c->records_skipped;
-	}
-	return t;
 }
 
 /*
@@ -1005,22 +531,23 @@ static int replay_loop(stoat_replay *r)
 	}
 	replay_input *in;
 	while ((in = next_input(r)) != NULL) {
-		size_t source = in->head_source;
-		int32_t partition = in->head.partition;
+		size_t source = in->head.source;
+		int32_t partition = in->head.msg.partition;
 		size_t n = 0;
 		do {
+			r->batch_partition_given[n] = in->head.partition_given;
 			r->batch[n++] = take_head(r, in);
 			if (!input_advance(r, in))
 				return STOAT_EXIT_IO;
-		} while (n < r->opt->batch_max && next_input(r) == in && in->head_source == source &&
-			 in->head.partition == partition);
+		} while (n < r->opt->batch_max && next_input(r) == in && in->head.source == source &&
+			 in->head.msg.partition == partition);
 
 		stoat_ctx *cx = &r->tasks[source];
 		cx->source = &r->app->sources[source];
 		cx->msg = NULL;
 		cx->error = false;
 		if (r->opt->batch_hook)
-			r->opt->batch_hook(r->opt->hook_arg, cx, r->batch, n);
+			r->opt->batch_hook(r->opt->hook_arg, cx, r->batch, r->batch_partition_given, n);
 		else
 			cx->source->pipeline(cx, r->batch, n);
 		cx->msg = NULL;
@@ -1030,7 +557,7 @@ static int replay_loop(stoat_replay *r)
 		 * again into the fresh arena (it parsed before, so it will). */
 		stoat_arena_reset(&in->pcx.arena);
 		if (in->has_head) {
-			bool ok = parse_envelope(r, in, in->head_line);
+			bool ok = stoat_parse_envelope(r->app, &in->pcx, &in->cache, in->head_line, &in->head);
 			assert(ok);
 			(void)ok;
 		}
@@ -1074,7 +601,7 @@ static bool replay_state_open(stoat_replay *r)
 				strerror(errno));
 			return false;
 		}
-		r->state_dir = strdup(templ);
+		r->state_dir = stoat_xstrdup(templ);
 		snprintf(db_dir, sizeof db_dir, "%s/rocksdb", templ);
 		so.dir = db_dir;
 	}
@@ -1121,24 +648,24 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 	assert(opt->batch_max > 0);
 	if (!app_valid(app))
 		return STOAT_EXIT_USAGE;
-	stoat_replay *r = xcalloc(1, sizeof *r);
-	r->driver.kind = STOAT_DRIVER_REPLAY;
+	stoat_replay *r = stoat_xcalloc(1, sizeof *r);
+	r->driver.ops = &replay_driver_ops;
 	r->driver.app = app;
 	r->driver.policy_override = opt->policy_override;
 	r->driver.dlq_override = opt->dlq_override;
-	r->driver.replay = r;
 	r->app = app;
 	r->opt = opt;
 	stoat_buf_init(&r->out);
 	ctx_init(&r->check_cx, app, &r->driver);
-	r->tasks = xcalloc(app->source_count, sizeof *r->tasks);
+	r->tasks = stoat_xcalloc(app->source_count, sizeof *r->tasks);
 	for (size_t i = 0; i < app->source_count; i++) {
 		ctx_init(&r->tasks[i], app, &r->driver);
 		r->tasks[i].source = &app->sources[i];
 	}
-	r->batch = xcalloc(opt->batch_max, sizeof *r->batch);
-	r->sink_topic = xcalloc(app->sink_count, sizeof *r->sink_topic);
-	r->sink_reader = xcalloc(app->sink_count, sizeof *r->sink_reader);
+	r->batch = stoat_xcalloc(opt->batch_max, sizeof *r->batch);
+	r->batch_partition_given = stoat_xcalloc(opt->batch_max, sizeof *r->batch_partition_given);
+	r->sink_topic = stoat_xcalloc(app->sink_count, sizeof *r->sink_topic);
+	r->sink_reader = stoat_xcalloc(app->sink_count, sizeof *r->sink_reader);
 	for (size_t i = 0; i < app->sink_count; i++) {
 		r->sink_reader[i] = SIZE_MAX;
 		for (size_t j = 0; app->sinks[i].internal && j < app->source_count; j++)
@@ -1150,7 +677,7 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 		r->sink_topic[i] = t ? topic_lookup(r, (stoat_str){ t, strlen(t) }) : SIZE_MAX;
 	}
 	r->input_count = opt->input_count;
-	r->inputs = xcalloc(opt->input_count, sizeof *r->inputs);
+	r->inputs = stoat_xcalloc(opt->input_count, sizeof *r->inputs);
 
 	int status = STOAT_EXIT_OK;
 	size_t opened = 0;
@@ -1192,7 +719,8 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 				strerror(errno));
 			status = STOAT_EXIT_IO;
 		}
-		stoat_counters total = total_counters(r);
+		stoat_counters total = stoat_counters_sum(app, r->tasks, app->source_count,
+							   r->driver.state ? stoat_state_flush_ctx(r->driver.state) : NULL);
 		if (opt->stats || status == STOAT_EXIT_RECORD_FAILED || r->driver.skip_warnings_hidden)
 			stoat_print_summary(stderr, &r->driver, &total);
 	}
@@ -1212,6 +740,7 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 	free(r->sink_topic);
 	free(r->sink_reader);
 	free(r->batch);
+	free(r->batch_partition_given);
 	free(r->inputs);
 	free(r->tasks);
 	free(r->in_offsets.slots);

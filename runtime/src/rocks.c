@@ -17,7 +17,7 @@
  *
  * Nothing returned keeps RocksDB-owned memory: get copies the value into
  * the caller's arena.  Scan iterators hand out slices that are valid only
- * until the next step of that iterator (documented in internal.h).
+ * until the next step of that iterator (documented in rocks.h).
  *
  * Not thread-safe: one thread uses a stoat_rocks at a time.
  *
@@ -26,7 +26,7 @@
  * DB options, which RocksDB enforces across all column families (it builds
  * its own WriteBufferManager from it).
  */
-#include "internal.h"
+#include "rocks.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -71,6 +71,7 @@ struct stoat_rocks_iter {
 
 /* Formats a message into err (if given), truncating as snprintf does. */
 STOAT_PRINTF(3, 4)
+/* Formats a message into err (when the caller gave one). */
 static void set_error(char *err, size_t errlen, const char *fmt, ...)
 {
 	if (!err || errlen == 0)
@@ -92,26 +93,6 @@ static void take_rocks_error(char *rerr, char *err, size_t errlen, const char *w
 	rocksdb_free(rerr);
 }
 
-/* malloc that aborts on out-of-memory, like the rest of the runtime. */
-static void *rocks_alloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fputs("stoat: out of memory for the state store\n", stderr);
-		abort();
-	}
-	return p;
-}
-
-/* A malloc'd copy of the NUL-terminated string s. */
-static char *rocks_strdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = rocks_alloc(n);
-	memcpy(p, s, n);
-	return p;
-}
-
 /*
  * Adds a family (name copied, handle owned) to db's table and returns its
  * index.
@@ -121,15 +102,10 @@ static int add_family(stoat_rocks *db, const char *name, rocksdb_column_family_h
 	assert(handle != NULL);
 	if (db->family_count == db->family_cap) {
 		int cap = db->family_cap ? db->family_cap * 2 : 16;
-		rocks_family *f = realloc(db->families, (size_t)cap * sizeof *f);
-		if (!f) {
-			fputs("stoat: out of memory for the state store\n", stderr);
-			abort();
-		}
-		db->families = f;
+		db->families = stoat_xrealloc(db->families, (size_t)cap, sizeof *db->families);
 		db->family_cap = cap;
 	}
-	db->families[db->family_count].name = rocks_strdup(name);
+	db->families[db->family_count].name = stoat_xstrdup(name);
 	db->families[db->family_count].handle = handle;
 	return db->family_count++;
 }
@@ -249,9 +225,9 @@ stoat_rocks *stoat_rocks_open(const char *dir, size_t memory_budget, char *err, 
 			  memory_budget);
 		return NULL;
 	}
-	stoat_rocks *db = rocks_alloc(sizeof *db);
+	stoat_rocks *db = stoat_xcalloc(1, sizeof *db);
 	memset(db, 0, sizeof *db);
-	db->dir = rocks_strdup(dir);
+	db->dir = stoat_xstrdup(dir);
 	db->memory_budget = memory_budget;
 	build_options(db, memory_budget);
 
@@ -287,8 +263,8 @@ stoat_rocks *stoat_rocks_open(const char *dir, size_t memory_budget, char *err, 
 		return NULL;
 	}
 
-	const rocksdb_options_t **family_options = rocks_alloc(n * sizeof *family_options);
-	rocksdb_column_family_handle_t **handles = rocks_alloc(n * sizeof *handles);
+	const rocksdb_options_t **family_options = stoat_xcalloc(n, sizeof *family_options);
+	rocksdb_column_family_handle_t **handles = stoat_xcalloc(n, sizeof *handles);
 	for (size_t i = 0; i < n; i++) {
 		family_options[i] = db->options;
 		handles[i] = NULL;
@@ -521,7 +497,7 @@ stoat_rocks_iter *stoat_rocks_scan(stoat_rocks *db, int family, stoat_str start)
 	assert(db);
 	rocksdb_column_family_handle_t *h = family_handle(db, family);
 	rocksdb_iterator_t *base = rocksdb_create_iterator_cf(db->db, db->read, h);
-	stoat_rocks_iter *it = rocks_alloc(sizeof *it);
+	stoat_rocks_iter *it = stoat_xcalloc(1, sizeof *it);
 	it->db = db;
 	/* The merged iterator takes ownership of base. */
 	it->it = rocksdb_writebatch_wi_create_iterator_with_base_cf(db->batch, base, h);

@@ -28,7 +28,7 @@
  * replay driver's repartition topics) may update keys again meanwhile:
  * the flush works on a snapshot and repeats until nothing is dirty.
  */
-#include "internal.h"
+#include "state.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -98,28 +98,6 @@ struct stoat_state {
 	size_t updates_cap;
 };
 
-/* calloc that aborts on out-of-memory, like the rest of the runtime. */
-static void *state_alloc(size_t n)
-{
-	void *p = calloc(1, n ? n : 1);
-	if (!p) {
-		fputs("stoat: out of memory for state\n", stderr);
-		abort();
-	}
-	return p;
-}
-
-/* realloc that aborts on out-of-memory. */
-static void *state_realloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("stoat: out of memory for state\n", stderr);
-		abort();
-	}
-	return p;
-}
-
 /* A copy of s in arena; a present empty string keeps a non-NULL ptr. */
 static stoat_str copy_into(stoat_arena *a, stoat_str s)
 {
@@ -132,10 +110,15 @@ static stoat_str copy_into(stoat_arena *a, stoat_str s)
 /* Opening and closing                                                 */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Opens the stores of app for driver d: RocksDB in opt->dir when a store
+ * needs it, with the checkpoint family; changelog names; the flush
+ * context.  NULL and err on failure.
+ */
 stoat_state *stoat_state_open(const stoat_app *app, stoat_driver *d, const stoat_state_options *opt, char *err,
 			      size_t errlen)
 {
-	stoat_state *st = state_alloc(sizeof *st);
+	stoat_state *st = stoat_xcalloc(1, sizeof *st);
 	st->app = app;
 	st->driver = d;
 	st->cache_max = opt->cache_max_bytes;
@@ -156,12 +139,12 @@ stoat_state *stoat_state_open(const stoat_app *app, stoat_driver *d, const stoat
 			return NULL;
 		}
 	}
-	st->changelog_topics = state_alloc(app->store_count * sizeof *st->changelog_topics);
-	st->parts = state_alloc(app->store_count * sizeof *st->parts);
-	st->part_caps = state_alloc(app->store_count * sizeof *st->part_caps);
+	st->changelog_topics = stoat_xcalloc(app->store_count, sizeof *st->changelog_topics);
+	st->parts = stoat_xcalloc(app->store_count, sizeof *st->parts);
+	st->part_caps = stoat_xcalloc(app->store_count, sizeof *st->part_caps);
 	for (size_t i = 0; i < app->store_count; i++) {
 		size_t n = strlen(app->app_id) + strlen(app->stores[i].name) + sizeof "--changelog";
-		st->changelog_topics[i] = state_alloc(n);
+		st->changelog_topics[i] = stoat_xcalloc(1, n);
 		snprintf(st->changelog_topics[i], n, "%s-%s-changelog", app->app_id, app->stores[i].name);
 	}
 	stoat_arena_init(&st->cache.arena);
@@ -185,6 +168,10 @@ static void part_free(stoat_store_part *p)
 	free(p);
 }
 
+/*
+ * Frees every store partition, the cache and the database (uncommitted
+ * writes are dropped).
+ */
 void stoat_state_close(stoat_state *st)
 {
 	if (!st)
@@ -211,12 +198,14 @@ void stoat_state_close(stoat_state *st)
 	free(st);
 }
 
+/* "<app_id>-<store>-changelog". */
 const char *stoat_state_changelog_topic(const stoat_state *st, int store)
 {
 	assert(store >= 0 && (size_t)store < st->app->store_count);
 	return st->changelog_topics[store];
 }
 
+/* The context the flush functions run in. */
 stoat_ctx *stoat_state_flush_ctx(stoat_state *st)
 {
 	return &st->flush_cx;
@@ -229,6 +218,7 @@ static stoat_str checkpoint_key(const stoat_store_part *p, char *buf, size_t n)
 	return (stoat_str){ buf, (size_t)len };
 }
 
+/* Writes v as 8 little-endian bytes (a checkpoint value). */
 static void put_le64(char *out, int64_t v)
 {
 	uint64_t u = (uint64_t)v;
@@ -236,6 +226,7 @@ static void put_le64(char *out, int64_t v)
 		out[i] = (char)(u >> (8 * i));
 }
 
+/* Reads 8 little-endian bytes (a checkpoint value). */
 static int64_t get_le64(const char *in)
 {
 	uint64_t u = 0;
@@ -244,6 +235,10 @@ static int64_t get_le64(const char *in)
 	return (int64_t)u;
 }
 
+/*
+ * The store partition (store, partition), opened on first use: its
+ * RocksDB family and checkpoint, or empty maps.  NULL and err on failure.
+ */
 stoat_store_part *stoat_state_part(stoat_state *st, int store, int32_t partition, char *err, size_t errlen)
 {
 	assert(store >= 0 && (size_t)store < st->app->store_count);
@@ -254,12 +249,12 @@ stoat_store_part *stoat_state_part(stoat_state *st, int store, int32_t partition
 		int32_t cap = st->part_caps[store] ? st->part_caps[store] : 8;
 		while (cap <= partition)
 			cap *= 2;
-		st->parts[store] = state_realloc(st->parts[store], (size_t)cap * sizeof *st->parts[store]);
+		st->parts[store] = stoat_xrealloc(st->parts[store], (size_t)cap, sizeof *st->parts[store]);
 		for (int32_t i = st->part_caps[store]; i < cap; i++)
 			st->parts[store][i] = NULL;
 		st->part_caps[store] = cap;
 	}
-	stoat_store_part *p = state_alloc(sizeof *p);
+	stoat_store_part *p = stoat_xcalloc(1, sizeof *p);
 	p->st = st;
 	p->store = store;
 	p->partition = partition;
@@ -290,26 +285,34 @@ stoat_store_part *stoat_state_part(stoat_state *st, int store, int32_t partition
 	return p;
 }
 
+/* The store index of p. */
 int stoat_store_part_store(const stoat_store_part *p)
 {
 	return p->store;
 }
 
+/* The partition of p. */
 int32_t stoat_store_part_partition(const stoat_store_part *p)
 {
 	return p->partition;
 }
 
+/* The changelog offset p's committed data reflects. */
 int64_t stoat_store_part_checkpoint(const stoat_store_part *p)
 {
 	return p->checkpoint;
 }
 
+/* Records applied by p's last restore. */
 uint64_t stoat_store_part_restored(const stoat_store_part *p)
 {
 	return p->restored;
 }
 
+/*
+ * A changelog record of p was acknowledged: its checkpoint may move past
+ * offset at the next commit.
+ */
 void stoat_store_part_acked(stoat_store_part *p, int64_t offset)
 {
 	if (offset + 1 > p->acked_end)
@@ -356,8 +359,9 @@ static bool part_write(stoat_ctx *cx, stoat_store_part *p, stoat_str key, stoat_
 	} else {
 		stoat_mem_map_put(&p->pending, key, value, value.ptr == NULL);
 	}
-	if (st->driver->kind == STOAT_DRIVER_KAFKA)
-		return stoat_kafka_changelog(st->driver->kafka, cx, p, key, value);
+	const stoat_driver_ops *ops = st->driver->ops;
+	if (ops && ops->changelog_write)
+		return ops->changelog_write(st->driver, cx, p, key, value);
 	return true;
 }
 
@@ -365,6 +369,7 @@ static bool part_write(stoat_ctx *cx, stoat_store_part *p, stoat_str key, stoat_
 /* The record cache                                                    */
 /* ------------------------------------------------------------------ */
 
+/* FNV-1a of the key, seeded with the partition's address. */
 static uint64_t cache_hash(const stoat_store_part *p, stoat_str key)
 {
 	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(uintptr_t)p;
@@ -389,6 +394,7 @@ static uint32_t *cache_slot(record_cache *c, const stoat_store_part *p, stoat_st
 	}
 }
 
+/* The cache entry of (p, key), or NULL. */
 static cache_entry *cache_find(record_cache *c, const stoat_store_part *p, stoat_str key)
 {
 	if (c->count == 0)
@@ -403,14 +409,14 @@ static cache_entry *cache_add(record_cache *c, stoat_store_part *p, stoat_str ke
 	if ((c->count + 1) * 2 > c->index_cap) {
 		size_t cap = c->index_cap ? c->index_cap * 2 : 1024;
 		free(c->index);
-		c->index = state_alloc(cap * sizeof *c->index);
+		c->index = stoat_xcalloc(cap, sizeof *c->index);
 		c->index_cap = cap;
 		for (size_t i = 0; i < c->count; i++)
 			*cache_slot(c, c->entries[i].part, c->entries[i].key, c->entries[i].hash) = (uint32_t)(i + 1);
 	}
 	if (c->count == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 512;
-		c->entries = state_realloc(c->entries, c->cap * sizeof *c->entries);
+		c->entries = stoat_xrealloc(c->entries, c->cap, sizeof *c->entries);
 	}
 	uint64_t h = cache_hash(p, key);
 	cache_entry *e = &c->entries[c->count];
@@ -501,8 +507,8 @@ static bool cache_flush(stoat_state *st, record_cache *c)
 			continue;
 		if (n == st->updates_cap) {
 			st->updates_cap = st->updates_cap ? st->updates_cap * 2 : 256;
-			st->updates = state_realloc(st->updates, st->updates_cap * sizeof *st->updates);
-			st->update_stores = state_realloc(st->update_stores, st->updates_cap * sizeof *st->update_stores);
+			st->updates = stoat_xrealloc(st->updates, st->updates_cap, sizeof *st->updates);
+			st->update_stores = stoat_xrealloc(st->update_stores, st->updates_cap, sizeof *st->update_stores);
 		}
 		st->update_stores[n] = e->part->store;
 		stoat_store_update *u = &st->updates[n++];
@@ -528,6 +534,11 @@ static bool cache_flush(stoat_state *st, record_cache *c)
 	return ok;
 }
 
+/*
+ * Flushes the record cache until nothing is dirty (flushes may feed
+ * records back, which may dirty keys again); empties it when a flush
+ * failed or left it over half its budget.
+ */
 bool stoat_state_flush(stoat_state *st)
 {
 	if (st->flushing)
@@ -563,7 +574,7 @@ static stoat_store_part *part_of(stoat_ctx *cx, int store)
 	if (partition < st->part_caps[store] && st->parts[store][partition])
 		return st->parts[store][partition];
 	/* The Kafka driver opens (and restores) partitions on assignment. */
-	if (st->driver->kind == STOAT_DRIVER_KAFKA) {
+	if (st->driver->ops && st->driver->ops->opens_parts_on_assignment) {
 		stoat_error(cx, "internal error: partition %" PRId32 " of store %s was not restored", partition,
 			    st->app->stores[store].name);
 		return NULL;
@@ -575,6 +586,10 @@ static stoat_store_part *part_of(stoat_ctx *cx, int store)
 	return p;
 }
 
+/*
+ * Reads key through the cache (caching what the store gave) or from the
+ * store partition; false when absent or after recording an error.
+ */
 bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
 {
 	stoat_store_part *p = part_of(cx, store);
@@ -638,6 +653,7 @@ static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value
 	return false;
 }
 
+/* A put: an empty value is kept apart from a delete. */
 bool stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value)
 {
 	if (!value.ptr)
@@ -645,6 +661,7 @@ bool stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value)
 	return store_write(cx, store, key, value);
 }
 
+/* A delete (a tombstone in the changelog). */
 bool stoat_store_delete(stoat_ctx *cx, int store, stoat_str key)
 {
 	return store_write(cx, store, key, (stoat_str){ NULL, 0 });
@@ -654,6 +671,11 @@ bool stoat_store_delete(stoat_ctx *cx, int store, stoat_str key)
 /* Commit and abort                                                    */
 /* ------------------------------------------------------------------ */
 
+/*
+ * After the driver's Kafka commit: writes the held-back batch with every
+ * moved checkpoint in one atomic write, then applies the in-memory
+ * stores' pending writes.  False and err on failure.
+ */
 bool stoat_state_commit(stoat_state *st, char *err, size_t errlen)
 {
 	assert(!st->flushing);
@@ -671,7 +693,7 @@ bool stoat_state_commit(stoat_state *st, char *err, size_t errlen)
 				continue;
 			if (meta_count == meta_cap) {
 				meta_cap = meta_cap ? meta_cap * 2 : 16;
-				meta = state_realloc(meta, meta_cap * sizeof *meta);
+				meta = stoat_xrealloc(meta, meta_cap, sizeof *meta);
 			}
 			char kb[512];
 			char *v = stoat_arena_alloc(&scratch, 8);
@@ -698,6 +720,7 @@ bool stoat_state_commit(stoat_state *st, char *err, size_t errlen)
 	return true;
 }
 
+/* Drops the held-back writes and the cache (the Kafka work was undone). */
 void stoat_state_abort(stoat_state *st)
 {
 	if (st->db)
@@ -713,6 +736,10 @@ void stoat_state_abort(stoat_state *st)
 /* Restore                                                             */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Starts a restore of p from its checkpoint, or from scratch (p emptied)
+ * when the changelog no longer holds the checkpoint.
+ */
 bool stoat_store_part_restore_start(stoat_store_part *p, bool from_scratch, char *err, size_t errlen)
 {
 	p->restored = 0;
@@ -736,7 +763,7 @@ static bool restore_write(stoat_store_part *p, char *err, size_t errlen)
 	}
 	if (p->restore_count == p->restore_cap) {
 		p->restore_cap = p->restore_cap ? p->restore_cap * 2 : 64;
-		p->restore_kvs = state_realloc(p->restore_kvs, p->restore_cap * sizeof *p->restore_kvs);
+		p->restore_kvs = stoat_xrealloc(p->restore_kvs, p->restore_cap, sizeof *p->restore_kvs);
 	}
 	char kb[512];
 	char *v = stoat_arena_alloc(&p->restore_arena, 8);
@@ -753,6 +780,10 @@ static bool restore_write(stoat_store_part *p, char *err, size_t errlen)
 	return ok;
 }
 
+/*
+ * Applies one changelog record (value.ptr NULL: a delete), in chunks of
+ * RESTORE_CHUNK with their checkpoint.
+ */
 bool stoat_store_part_restore_record(stoat_store_part *p, stoat_str key, stoat_str value, int64_t offset, char *err,
 				     size_t errlen)
 {
@@ -767,7 +798,7 @@ bool stoat_store_part_restore_record(stoat_store_part *p, stoat_str key, stoat_s
 	}
 	if (p->restore_count + 1 >= p->restore_cap) {
 		p->restore_cap = p->restore_cap ? p->restore_cap * 2 : 64;
-		p->restore_kvs = state_realloc(p->restore_kvs, p->restore_cap * sizeof *p->restore_kvs);
+		p->restore_kvs = stoat_xrealloc(p->restore_kvs, p->restore_cap, sizeof *p->restore_kvs);
 	}
 	stoat_rocks_kv *kv = &p->restore_kvs[p->restore_count++];
 	kv->family = p->family;
@@ -778,6 +809,7 @@ bool stoat_store_part_restore_record(stoat_store_part *p, stoat_str key, stoat_s
 	return true;
 }
 
+/* Writes what is left of the restore with the new checkpoint. */
 bool stoat_store_part_restore_done(stoat_store_part *p, char *err, size_t errlen)
 {
 	if (p->restore_next == p->checkpoint && p->restore_count == 0)

@@ -7,7 +7,7 @@
  * state outlives batches; lookups return slices that stay valid until the
  * entry is next written or removed.
  */
-#include "internal.h"
+#include "store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,17 +32,6 @@ static uint64_t hash_bytes(const char *p, size_t n)
 	return h ? h : 1;
 }
 
-/* malloc that aborts on out-of-memory, like the rest of the runtime. */
-static void *map_alloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fputs("stoat: out of memory for state\n", stderr);
-		abort();
-	}
-	return p;
-}
-
 /* Finds the slot of key (or the empty slot where it would go). */
 static stoat_mem_entry *probe(const stoat_mem_map *m, uint64_t h, const char *key, size_t len)
 {
@@ -60,17 +49,17 @@ static void grow(stoat_mem_map *m)
 	size_t old_cap = m->cap;
 	stoat_mem_entry *old = m->slots;
 	m->cap = old_cap ? old_cap * 2 : 64;
-	m->slots = calloc(m->cap, sizeof *m->slots);
-	if (!m->slots) {
-		fputs("stoat: out of memory for state\n", stderr);
-		abort();
-	}
+	m->slots = stoat_xcalloc(m->cap, sizeof *m->slots);
 	for (size_t i = 0; i < old_cap; i++)
 		if (old[i].hash)
 			*probe(m, old[i].hash, old[i].key, old[i].key_len) = old[i];
 	free(old);
 }
 
+/*
+ * Looks key up: true with its value (and *deleted for a remembered
+ * delete) when present.
+ */
 bool stoat_mem_map_get(const stoat_mem_map *m, stoat_str key, stoat_str *value, bool *deleted)
 {
 	if (m->count == 0)
@@ -84,6 +73,7 @@ bool stoat_mem_map_get(const stoat_mem_map *m, stoat_str key, stoat_str *value, 
 	return true;
 }
 
+/* Stores a copy of key and value (deleted: remembers a delete). */
 void stoat_mem_map_put(stoat_mem_map *m, stoat_str key, stoat_str value, bool deleted)
 {
 	if ((m->count + 1) * 4 >= m->cap * 3)
@@ -92,7 +82,7 @@ void stoat_mem_map_put(stoat_mem_map *m, stoat_str key, stoat_str value, bool de
 	stoat_mem_entry *e = probe(m, h, key.ptr, key.len);
 	if (!e->hash) {
 		e->hash = h;
-		e->key = map_alloc(key.len);
+		e->key = stoat_xmalloc(key.len);
 		if (key.len)
 			memcpy(e->key, key.ptr, key.len);
 		e->key_len = key.len;
@@ -101,7 +91,7 @@ void stoat_mem_map_put(stoat_mem_map *m, stoat_str key, stoat_str value, bool de
 		free(e->value);
 	}
 	e->deleted = deleted;
-	e->value = map_alloc(deleted ? 0 : value.len);
+	e->value = stoat_xmalloc(deleted ? 0 : value.len);
 	e->value_len = deleted ? 0 : value.len;
 	if (e->value_len)
 		memcpy(e->value, value.ptr, value.len);
@@ -163,6 +153,7 @@ void stoat_mem_map_clear(stoat_mem_map *m)
 	m->cap = m->count = 0;
 }
 
+/* The number of keys held (remembered deletes included). */
 size_t stoat_mem_map_count(const stoat_mem_map *m)
 {
 	return m->count;

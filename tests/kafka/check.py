@@ -149,6 +149,56 @@ def same(a, b):
     print("ok: %d records, same as the replay driver's" % sum(ca.values()))
 
 
+def murmur2(data):
+    """Kafka's Utils.murmur2 (seed 0x9747b28c) as an unsigned 32-bit int."""
+    m, r = 0x5BD1E995, 24
+    n = len(data)
+    h = (0x9747B28C ^ n) & 0xFFFFFFFF
+    for i in range(0, n - n % 4, 4):
+        k = int.from_bytes(data[i:i + 4], "little")
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> r
+        k = (k * m) & 0xFFFFFFFF
+        h = (h * m) & 0xFFFFFFFF
+        h ^= k
+    rest = n % 4
+    tail = n - rest
+    if rest == 3:
+        h ^= data[tail + 2] << 16
+    if rest >= 2:
+        h ^= data[tail + 1] << 8
+    if rest >= 1:
+        h ^= data[tail]
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 15
+    return h
+
+
+# Kafka's UtilsTest: murmur2 of these strings, as signed Java ints.
+for text, want in (("21", -973932308), ("foobar", -790332482), ("a-little-bit-long-string", -985981536),
+                   ("a-little-bit-longer-string", -1486304829), ("lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8", -58897971)):
+    got = murmur2(text.encode())
+    assert (got - (1 << 32) if got >= 1 << 31 else got) == want, text
+
+
+def partitions(count, path):
+    """Records with id % 10 == 9 named partition 3; the others none."""
+    seen = 0
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            i = r["value"]["id"]
+            want = 3 if i % 10 == 9 else (murmur2(r["key"].encode()) & 0x7FFFFFFF) % count
+            if r["partition"] != want:
+                sys.exit("record %d (key %r) is in partition %d, not %d" % (i, r["key"], r["partition"], want))
+            seen += 1
+    if seen != 100:
+        sys.exit("%d records, not 100" % seen)
+    print("ok: 100 records, each in the partition of its key (or the one it named)")
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "gen":
@@ -161,6 +211,8 @@ def main(argv):
         check(int(argv[2]), argv[3], int(argv[4]) if len(argv) > 4 else 0, cmd == "exactly")
     elif cmd == "dlq":
         check_dlq(int(argv[2]), argv[3], int(argv[4]), argv[5])
+    elif cmd == "partitions":
+        partitions(int(argv[2]), argv[3])
     elif cmd == "same":
         same(argv[2], argv[3])
     else:

@@ -30,6 +30,15 @@ START_TEST(test_f64_exact_text)
 	expect_f64(1e-7, "1e-7");
 	expect_f64(1.5e-7, "1.5e-7");
 	expect_f64(0.000001, "0.000001");
+	/* The boundary, ECMAScript's Number::toString: plain down to 1e-6
+	 * (decimal exponent -6), exponent notation below, so 1e-7 is the
+	 * first value written with an exponent. */
+	expect_f64(0.0000015, "0.0000015");
+	expect_f64(-0.000001, "-0.000001");
+	expect_f64(9.999999999999997e-7, "9.999999999999997e-7"); /* the double below 1e-6 */
+	expect_f64(1e-7, "1e-7");
+	expect_f64(1.0000000000000001e-7, "1.0000000000000001e-7"); /* the double above 1e-7 */
+	expect_f64(-1e-7, "-1e-7");
 	expect_f64(1e300, "1e300");
 	expect_f64(123456789.0, "123456789.0");
 	expect_f64(1e20, "100000000000000000000.0");
@@ -199,20 +208,38 @@ static uint64_t mix(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+/* Checks one value: fast and slow formatting give the same bytes, and
+ * parsing them back (fast and strtod) gives v. */
+static void check_fast_matches_slow(double v)
+{
+	char fast[40], slow[40];
+	size_t nf = stoat_format_f64_with(fast, v, true);
+	size_t ns = stoat_format_f64_with(slow, v, false);
+	fast[nf] = slow[ns] = '\0';
+	ck_assert_msg(nf == ns && memcmp(fast, slow, nf) == 0, "%.17g: fast %s, slow %s", v, fast, slow);
+	double pf = stoat_parse_f64(fast, nf, true), ps = stoat_parse_f64(fast, nf, false);
+	ck_assert_msg(memcmp(&pf, &ps, sizeof pf) == 0 && pf == v, "%s: fast %.17g, strtod %.17g", fast, pf, ps);
+}
+
 /*
  * The fast paths (formatting short decimals, Clinger's parse) give exactly
- * the bytes and doubles of the slow ones (printf and strtod): on decimals
- * with few digits (money, the fast paths' case), on random bit patterns,
- * and on edges (powers of ten, 15- and 16-digit values, tiny and huge).
+ * the bytes and doubles of the slow ones (printf and strtod), on one kind
+ * of value per loop iteration (_i): cents, like amount * quantity (the
+ * fast paths' case); any bit pattern; short decimals at any scale; 15 to
+ * 17 significant digits.  5,000 pseudo-random values each (a fixed seed
+ * per kind, so every run checks the same values): the slow path costs a
+ * few printf and strtod calls per value, and the test must stay well
+ * inside Check's per-test timeout under the sanitizers on a busy machine
+ * (300,000 values once did not).  The edges the random values could miss
+ * are checked one by one in test_f64_fast_path_edges.
  */
 START_TEST(test_f64_fast_paths_match)
 {
-	uint64_t state = 42;
-	char fast[40], slow[40];
-	for (int i = 0; i < 300000; i++) {
+	uint64_t state = 42 + (uint64_t)_i;
+	for (int i = 0; i < 5000; i++) {
 		double v;
 		uint64_t r = mix(&state);
-		switch (i % 4) {
+		switch (_i) {
 		case 0: /* cents, like amount * quantity */
 			v = (double)(int64_t)(r % 100000000) / 100.0 * (double)(1 + (r >> 40) % 9);
 			break;
@@ -226,16 +253,33 @@ START_TEST(test_f64_fast_paths_match)
 			v = (double)(r % 100000000000000000ULL) / pow(10.0, (double)((r >> 60) % 16));
 			break;
 		}
-		if (!isfinite(v))
-			continue;
-		size_t nf = stoat_format_f64_with(fast, v, true);
-		size_t ns = stoat_format_f64_with(slow, v, false);
-		fast[nf] = slow[ns] = '\0';
-		ck_assert_msg(nf == ns && memcmp(fast, slow, nf) == 0, "%.17g: fast %s, slow %s", v, fast, slow);
-		/* And parsing the text back: fast and strtod agree, and give v. */
-		double pf = stoat_parse_f64(fast, nf, true), ps = stoat_parse_f64(fast, nf, false);
-		ck_assert_msg(memcmp(&pf, &ps, sizeof pf) == 0 && pf == v, "%s: fast %.17g, strtod %.17g", fast, pf, ps);
+		if (isfinite(v))
+			check_fast_matches_slow(v);
 	}
+}
+END_TEST
+
+/*
+ * The edges of the fast paths, each checked: every power of ten from
+ * 1e-30 to 1e30 and its neighbouring doubles (the fast path covers
+ * 1e-7 <= |v| < 1e15), 15- and 16-digit values around 1e15, tiny and huge
+ * values, and texts Clinger's parse must hand to strtod.
+ */
+START_TEST(test_f64_fast_path_edges)
+{
+	for (int e = -30; e <= 30; e++) {
+		double p = pow(10.0, e);
+		check_fast_matches_slow(p);
+		check_fast_matches_slow(-p);
+		check_fast_matches_slow(nextafter(p, 0));
+		check_fast_matches_slow(nextafter(p, INFINITY));
+		check_fast_matches_slow(1.5 * p);
+		check_fast_matches_slow(9.99999999999999 * p);
+	}
+	static const double values[] = { 999999999999999.0, 1000000000000001.0, 123456789012345.6,
+					 0.1 + 0.2, 1.0 / 3.0, DBL_MIN, DBL_MAX, 5e-324, DBL_EPSILON, 9007199254740993.0 };
+	for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+		check_fast_matches_slow(values[i]);
 	static const char *const texts[] = { "0", "-0", "1", "0.1", "123.45", "1e22", "1e23", "9007199254740993",
 					     "123456789012345", "1234567890123456", "0.000000000000000000001",
 					     "4.9406564584124654e-324", "1.7976931348623157e308", "2.5E-3", "-7e+2" };
@@ -253,7 +297,8 @@ static Suite *buf_suite(void)
 	TCase *tc = tcase_create("buf");
 	tcase_add_test(tc, test_f64_exact_text);
 	tcase_add_test(tc, test_f64_round_trip);
-	tcase_add_test(tc, test_f64_fast_paths_match);
+	tcase_add_loop_test(tc, test_f64_fast_paths_match, 0, 4);
+	tcase_add_test(tc, test_f64_fast_path_edges);
 	tcase_add_test(tc, test_f64_not_finite);
 	tcase_add_test(tc, test_i64);
 	tcase_add_test(tc, test_json_str);

@@ -159,7 +159,7 @@ START_TEST(test_policy_resolution)
 {
 	stoat_source src = { .name = "s", .topic = "t", .on_error = STOAT_POLICY_DEFAULT };
 	stoat_app app = { .app_id = "a", .on_error = STOAT_POLICY_SKIP };
-	stoat_driver d = { .kind = STOAT_DRIVER_NONE, .app = &app };
+	stoat_driver d = { .ops = NULL, .app = &app };
 	stoat_ctx cx;
 	memset(&cx, 0, sizeof cx);
 	cx.app = &app;
@@ -178,7 +178,7 @@ START_TEST(test_skip_rate_limit)
 {
 	stoat_source src = { .name = "s", .topic = "t", .on_error = STOAT_POLICY_SKIP };
 	stoat_app app = { .app_id = "a", .on_error = STOAT_POLICY_FAIL };
-	stoat_driver d = { .kind = STOAT_DRIVER_NONE, .app = &app };
+	stoat_driver d = { .ops = NULL, .app = &app };
 	stoat_msg m = { .partition = 0, .offset = 0 };
 	stoat_ctx cx;
 	memset(&cx, 0, sizeof cx);

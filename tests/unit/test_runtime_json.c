@@ -98,11 +98,102 @@ START_TEST(test_string_errors)
 	ck_assert(!stoat_json_string(&j, &s));
 	open_json("\"\\");
 	ck_assert(!stoat_json_string(&j, &s));
+	/* Valid JSON of another type is not "invalid JSON". */
 	open_json("42");
+	ck_assert(!stoat_json_string(&j, &s));
+	expect_error("expected a string at byte 0, got a number");
+	open_json("x");
 	ck_assert(!stoat_json_string(&j, &s));
 	expect_error("invalid JSON at byte 0: expected a string");
 	open_json("");
 	ck_assert(!stoat_json_string(&j, &s));
+}
+END_TEST
+
+/*
+ * A value of the wrong type names its field, with a path through nested
+ * objects and arrays, what was expected and what was found; number
+ * errors name the field too.  Expected strings worked out from the
+ * inputs: byte offsets count from 0.
+ */
+START_TEST(test_wrong_type_names_the_field)
+{
+	stoat_str name, s;
+	bool first = true;
+	/* {"id":7}: the string field id holds a number at byte 6. */
+	open_json("{\"id\":7}");
+	ck_assert(stoat_json_object_begin(&j));
+	ck_assert(stoat_json_object_next(&j, &first, &name));
+	ck_assert(!stoat_json_string(&j, &s));
+	expect_error("field id: expected a string at byte 6, got a number");
+
+	/* {"a":{"b":"x"},"lines":[{"sku":"p"},{"sku":null}]}: lines[1].sku,
+	 * at byte 43; the earlier nested member b must not be named. */
+	const char *doc = "{\"a\":{\"b\":\"x\"},\"lines\":[{\"sku\":\"p\"},{\"sku\":null}]}";
+	open_json(doc);
+	first = true;
+	ck_assert(stoat_json_object_begin(&j));
+	ck_assert(stoat_json_object_next(&j, &first, &name)); /* a */
+	ck_assert(stoat_json_skip(&j));
+	ck_assert(stoat_json_object_next(&j, &first, &name)); /* lines */
+	ck_assert(stoat_json_array_begin(&j));
+	bool afirst = true;
+	for (int i = 0; i < 2; i++) {
+		ck_assert(stoat_json_array_next(&j, &afirst));
+		bool ofirst = true;
+		ck_assert(stoat_json_object_begin(&j));
+		ck_assert(stoat_json_object_next(&j, &ofirst, &name));
+		bool ok = stoat_json_string(&j, &s);
+		if (i == 0) {
+			ck_assert(ok);
+			ck_assert(!stoat_json_object_next(&j, &ofirst, &name));
+		} else {
+			ck_assert(!ok);
+		}
+	}
+	ck_assert_uint_eq((size_t)(strstr(doc, "null") - doc), 43);
+	expect_error("field lines[1].sku: expected a string at byte 43, got null");
+
+	/* Numbers, booleans, objects and arrays, and an element at the top. */
+	int64_t v;
+	double d;
+	bool b;
+	open_json("{\"qty\":\"3\"}");
+	first = true;
+	ck_assert(stoat_json_object_begin(&j));
+	ck_assert(stoat_json_object_next(&j, &first, &name));
+	ck_assert(!stoat_json_i64(&j, &v));
+	expect_error("field qty: expected a number at byte 7, got a string");
+	open_json("{\"qty\":1.5}");
+	first = true;
+	ck_assert(stoat_json_object_begin(&j));
+	ck_assert(stoat_json_object_next(&j, &first, &name));
+	ck_assert(!stoat_json_i64(&j, &v));
+	expect_error("field qty: number 1.5 at byte 7 is not an integer (i64 expected)");
+	open_json("[true,{}]");
+	afirst = true;
+	ck_assert(stoat_json_array_begin(&j));
+	ck_assert(stoat_json_array_next(&j, &afirst));
+	ck_assert(!stoat_json_f64(&j, &d));
+	expect_error("element [0]: expected a number at byte 1, got true");
+	open_json("[1,{}]");
+	afirst = true;
+	ck_assert(stoat_json_array_begin(&j));
+	ck_assert(stoat_json_array_next(&j, &afirst));
+	ck_assert(stoat_json_i64(&j, &v));
+	ck_assert(stoat_json_array_next(&j, &afirst));
+	ck_assert(!stoat_json_bool(&j, &b));
+	expect_error("element [1]: expected true or false at byte 3, got an object");
+	open_json("\"x\"");
+	ck_assert(!stoat_json_array_begin(&j));
+	expect_error("expected an array at byte 0, got a string");
+	/* Malformed JSON stays "invalid JSON". */
+	open_json("{\"id\":tru}");
+	first = true;
+	ck_assert(stoat_json_object_begin(&j));
+	ck_assert(stoat_json_object_next(&j, &first, &name));
+	ck_assert(!stoat_json_bool(&j, &b));
+	expect_error("invalid JSON at byte 6: expected true or false");
 }
 END_TEST
 
@@ -344,6 +435,7 @@ static Suite *json_suite(void)
 	tcase_add_test(tc, test_string_slice);
 	tcase_add_test(tc, test_string_escapes);
 	tcase_add_test(tc, test_string_errors);
+	tcase_add_test(tc, test_wrong_type_names_the_field);
 	tcase_add_test(tc, test_integers);
 	tcase_add_test(tc, test_floats);
 	tcase_add_test(tc, test_bool_null);

@@ -417,18 +417,19 @@ START_TEST(test_envelope_errors)
 		{ "{\"partition\":1}", "missing field \"topic\"" },
 		{ "{\"topic\":\"nope\"}", "no source of application test-app reads topic \"nope\"" },
 		{ "{\"topic\":\"orders\",\"partition\":-1}", "\"partition\" must not be negative" },
-		{ "{\"topic\":\"orders\",\"partition\":1.5}", "number 1.5 at byte 30 is not an integer (i32 expected)" },
+		{ "{\"topic\":\"orders\",\"partition\":1.5}", "field partition: number 1.5 at byte 30 is not an integer (i32 expected)" },
 		{ "{\"topic\":\"orders\",\"key\":5}", "\"key\" must be a string or null for its source's text format" },
-		{ "{\"topic\":\"counts\",\"key\":3000000000}", "number at byte 24 is out of range for i32" },
+		{ "{\"topic\":\"counts\",\"key\":3000000000}", "field key: number at byte 24 is out of range for i32" },
 		{ "{\"topic\":\"counts\",\"key\":true}",
 		  "\"key\" must be a number, a string or null for its source's i32 format" },
 		{ "{\"topic\":\"orders\",\"key\":\"a\",\"key_base64\":\"YQ==\"}",
 		  "give \"key\" or \"key_base64\", not both" },
 		{ "{\"topic\":\"orders\",\"value_base64\":\"@@\"}", "\"value_base64\" is not valid base64" },
 		{ "{\"topic\":\"orders\",\"topic\":\"orders\"}", "field \"topic\" given twice" },
-		{ "{\"topic\":\"orders\",\"headers\":{\"a\":1}}", "invalid JSON at byte 33: expected a string" },
+		{ "{\"topic\":\"orders\",\"headers\":{\"a\":1}}", "field headers.a: expected a string at byte 33, got a number" },
 		{ "{\"topic\":\"orders\"} x", "invalid JSON at byte 19: expected the end of the input" },
-		{ "[1]", "invalid JSON at byte 0: expected '{'" },
+		{ "[1]", "expected an object at byte 0, got an array" },
+		{ "x", "invalid JSON at byte 0: expected '{'" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char text[512];

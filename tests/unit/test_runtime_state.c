@@ -15,6 +15,7 @@
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define STR(s) STOAT_STR_LIT(s)
@@ -92,7 +93,7 @@ typedef struct fixture {
 static void fixture_open(fixture *f, const char *dir, size_t cache)
 {
 	memset(f, 0, sizeof *f);
-	f->driver.kind = STOAT_DRIVER_REPLAY;
+	f->driver.ops = NULL; /* no changelogs; partitions open on first use */
 	f->driver.app = &app;
 	stoat_state_options so = { .dir = dir, .memory_budget = (size_t)8 << 20, .cache_max_bytes = cache };
 	char err[512] = "";
@@ -382,6 +383,31 @@ START_TEST(in_memory_store_with_a_directory)
 }
 END_TEST
 
+/*
+ * `run` with a state directory another holder has locked exits with
+ * STOAT_EXIT_STATE (4), not the fatal-Kafka-error status, before it
+ * creates any Kafka client (the bootstrap address is never contacted).
+ * RocksDB refuses a second open of a locked database in the same process
+ * just as from another one.
+ */
+START_TEST(run_with_a_locked_state_directory)
+{
+	make_dirs();
+	char dir[256], err[512] = "";
+	snprintf(dir, sizeof dir, "%s/%s", tmp_root, app.app_id);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof dir, "%s/%s/default", tmp_root, app.app_id);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	stoat_rocks *holder = stoat_rocks_open(dir, (size_t)8 << 20, err, sizeof err);
+	ck_assert_msg(holder != NULL, "%s", err);
+	char *argv[] = { "state-test", "run", "-b", "127.0.0.1:1", "--state-dir", tmp_root, NULL };
+	ck_assert_int_eq(stoat_main(&app, 6, argv), STOAT_EXIT_STATE);
+	ck_assert_int_eq(STOAT_EXIT_STATE, 4);
+	stoat_rocks_close(holder);
+	remove_dirs();
+}
+END_TEST
+
 static Suite *state_suite(void)
 {
 	Suite *s = suite_create("state");
@@ -394,6 +420,7 @@ static Suite *state_suite(void)
 	tcase_add_loop_test(tc, cache_flushes_when_full, 0, 2);
 	tcase_add_loop_test(tc, restore_from_changelog, 0, 2);
 	tcase_add_test(tc, in_memory_store_with_a_directory);
+	tcase_add_test(tc, run_with_a_locked_state_directory);
 	suite_add_tcase(s, tc);
 	return s;
 }

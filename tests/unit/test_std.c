@@ -428,6 +428,11 @@ START_TEST(test_to_string_f64)
 	ASSERT_STR(stoat_std_to_string_f64(&cx, 1e21), "1e21");
 	ASSERT_STR(stoat_std_to_string_f64(&cx, 1.5e300), "1.5e300");
 	ASSERT_STR(stoat_std_to_string_f64(&cx, 0.000001), "0.000001");
+	/* The boundary (ECMAScript's): 1e-6 plain, below it an exponent. */
+	ASSERT_STR(stoat_std_to_string_f64(&cx, 0.0000015), "0.0000015");
+	ASSERT_STR(stoat_std_to_string_f64(&cx, 9.999999999999997e-7), "9.999999999999997e-7");
+	ASSERT_STR(stoat_std_to_string_f64(&cx, 1e-7), "1e-7");
+	ASSERT_STR(stoat_std_to_string_f64(&cx, -1e-7), "-1e-7");
 	ASSERT_STR(stoat_std_to_string_f64(&cx, 1.5e-7), "1.5e-7");
 	ASSERT_STR(stoat_std_to_string_f64(&cx, 1.23e-18), "1.23e-18");
 	ASSERT_STR(stoat_std_to_string_f64(&cx, DBL_MAX), "1.7976931348623157e308");

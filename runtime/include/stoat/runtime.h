@@ -1027,7 +1027,9 @@ enum {
 	STOAT_EXIT_OK = 0,
 	STOAT_EXIT_RECORD_FAILED = 1, /* the fail policy stopped the app */
 	STOAT_EXIT_USAGE = 2,         /* bad command line or configuration */
-	STOAT_EXIT_IO = 3,            /* unreadable input, unwritable output */
+	STOAT_EXIT_IO = 3,            /* unreadable input, unwritable output; a fatal Kafka error */
+	STOAT_EXIT_STATE = 4,         /* run: the state directory cannot be used (locked by another
+				       * process, not creatable, its database not openable) */
 };
 
 #ifdef __cplusplus

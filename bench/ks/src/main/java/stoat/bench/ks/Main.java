@@ -230,7 +230,7 @@ public final class Main {
 		p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir);
 		p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
 		p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
-		// The client settings of stoat's Kafka driver (runtime/src/kafka.c) where Kafka Streams'
+		// The client settings of stoat's Kafka driver (runtime/src/kafka_client.c) where Kafka Streams'
 		// defaults differ: read_committed under at-least-once too, zstd, linger.ms 5.
 		p.put(StreamsConfig.consumerPrefix(ConsumerConfig.ISOLATION_LEVEL_CONFIG), "read_committed");
 		p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "zstd");

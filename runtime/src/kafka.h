@@ -1,0 +1,66 @@
+/*
+ * kafka.h - the Kafka driver as main.c sees it: its settings
+ * (config.c), `run` (kafka_run.c) and the `load` and `dump` tools
+ * (kafka_tools.c).  What the kafka_*.c files share among themselves is
+ * in kafka_impl.h.
+ */
+#ifndef STOAT_RUNTIME_KAFKA_H
+#define STOAT_RUNTIME_KAFKA_H
+
+#include "util.h"
+
+/* A librdkafka property given on the command line, in YAML or the env. */
+typedef struct stoat_kafka_prop {
+	char *name;  /* "x.y", or "consumer.x.y" / "producer.x.y" for one client */
+	char *value;
+} stoat_kafka_prop;
+
+/*
+ * The process's memory preset: how much librdkafka may prefetch and buffer
+ * and, unless state_memory says otherwise, RocksDB's budget (low 64 MB,
+ * default 256 MB, high 1 GB).  low trades throughput for RSS.
+ */
+typedef enum stoat_memory {
+	STOAT_MEMORY_DEFAULT = 0,
+	STOAT_MEMORY_LOW,
+	STOAT_MEMORY_HIGH,
+} stoat_memory;
+
+/* Settings of `run`, `load` and `dump`, after YAML, environment, flags. */
+typedef struct stoat_kafka_options {
+	const char *bootstrap_servers;
+	const char *instance_id;       /* NULL: a random one per process */
+	stoat_guarantee guarantee;
+	int64_t commit_interval_ms;
+	stoat_policy policy_override;
+	const char *dlq_override;
+	size_t batch_max;
+	int64_t idle_exit_ms;          /* run: exit after this long with no input (0: never) */
+	int64_t purge_interval_ms;     /* delete consumed repartition records this often (0: never) */
+	bool static_membership;        /* group.instance.id = instance_id (KIP-345) */
+	const char *state_dir;         /* NULL: /tmp/stoat; stores in <dir>/<app_id>/<instance> */
+	stoat_memory memory;           /* the process's memory preset */
+	size_t memory_budget;          /* RocksDB, for all stores (0: the preset's) */
+	size_t cache_max_bytes;        /* record cache, all stores (0: off) */
+	bool stats;
+	stoat_kafka_prop *props;
+	size_t prop_count;
+} stoat_kafka_options;
+
+/*
+ * Fills opt from the app's defaults, then the YAML file (--config or
+ * $STOAT_CONFIG), then STOAT_* environment variables, then the flags in
+ * argv[first..argc).  Leaves non-option arguments in *rest.  Returns 0 or
+ * an exit status after printing the problem.
+ */
+int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *command, int argc, char **argv,
+			  stoat_kafka_options *opt, char ***rest, int *rest_count);
+
+void stoat_kafka_options_free(stoat_kafka_options *opt, char **rest);
+
+int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt);
+int stoat_kafka_load(const stoat_app *app, const stoat_kafka_options *opt, const char **inputs, size_t n);
+int stoat_kafka_dump(const stoat_app *app, const stoat_kafka_options *opt, const char **topics, size_t n,
+		     int64_t idle_ms, bool read_committed);
+
+#endif /* STOAT_RUNTIME_KAFKA_H */

@@ -1,0 +1,234 @@
+/*
+ * kafka_admin.c - the Kafka driver's Admin API work: creating the internal
+ * topics (repartition topics, changelogs) at start-up, and purging
+ * repartition records once they are consumed and committed.
+ */
+#include "kafka_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/*
+ * Deletes repartition records that are consumed and committed (Admin
+ * DeleteRecords up to each internal partition's committed offset), every
+ * purge interval, as Kafka Streams does: repartition topics keep records
+ * forever otherwise (retention -1).  Asynchronous; failures are warnings.
+ */
+void kafka_purge_repartition_topics(stoat_kafka *k)
+{
+	int64_t now = stoat_now_ms();
+	if (k->opt->purge_interval_ms <= 0 || now - k->last_purge_ms < k->opt->purge_interval_ms ||
+	    k->purges_in_flight > 0)
+		return;
+	k->last_purge_ms = now;
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(4);
+	for (size_t i = 0; i < k->part_count; i++) {
+		kafka_partition *p = &k->parts[i];
+		if (p->assigned && p->source != SIZE_MAX && k->app->sources[p->source].internal && p->committed > 0)
+			rd_kafka_topic_partition_list_add(l, p->topic, p->partition)->offset = p->committed;
+	}
+	if (l->cnt > 0) {
+		if (!k->purge_results)
+			k->purge_results = rd_kafka_queue_new(k->producer);
+		rd_kafka_DeleteRecords_t *del = rd_kafka_DeleteRecords_new(l);
+		rd_kafka_DeleteRecords(k->producer, &del, 1, NULL, k->purge_results);
+		rd_kafka_DeleteRecords_destroy(del);
+		k->purges_in_flight++;
+	}
+	rd_kafka_topic_partition_list_destroy(l);
+}
+
+/* Collects DeleteRecords answers without waiting (timeout_ms 0). */
+void kafka_purge_poll(stoat_kafka *k, int timeout_ms)
+{
+	rd_kafka_event_t *ev;
+	while (k->purge_results && k->purges_in_flight > 0 &&
+	       (ev = rd_kafka_queue_poll(k->purge_results, timeout_ms)) != NULL) {
+		k->purges_in_flight--;
+		if (rd_kafka_event_error(ev))
+			kafka_log(k, "warning: cannot delete consumed repartition records: %s", rd_kafka_event_error_string(ev));
+		rd_kafka_event_destroy(ev);
+	}
+}
+
+/*
+ * Creates the internal topics (Admin API), as Kafka Streams does, waiting
+ * for the source topics to exist: repartition topics with as many
+ * partitions as the largest external source topic, and one compacted
+ * changelog per store with as many partitions as the topics feeding it.
+ * Existing topics are kept.  False if the process should stop.
+ */
+bool kafka_create_internal_topics(stoat_kafka *k)
+{
+	const stoat_app *app = k->app;
+	size_t internal = 0;
+	for (size_t i = 0; i < app->source_count; i++)
+		internal += app->sources[i].internal;
+	size_t changelogs = k->state ? app->store_count : 0;
+	if (internal + changelogs == 0)
+		return true;
+	int partitions = 0;
+	int *source_partitions = stoat_xcalloc(1, app->source_count * sizeof *source_partitions);
+	while (!kafka_stop_requested) {
+		const struct rd_kafka_metadata *md = NULL;
+		rd_kafka_resp_err_t err = rd_kafka_metadata(k->producer, 1, NULL, &md, 10000);
+		bool all = err == RD_KAFKA_RESP_ERR_NO_ERROR;
+		const char *missing = NULL;
+		for (size_t i = 0; all && i < app->source_count; i++) {
+			if (app->sources[i].internal)
+				continue;
+			bool found = false;
+			for (int t = 0; t < md->topic_cnt; t++)
+				if (strcmp(md->topics[t].topic, app->sources[i].topic) == 0 && !md->topics[t].err) {
+					found = true;
+					source_partitions[i] = md->topics[t].partition_cnt;
+					if (md->topics[t].partition_cnt > partitions)
+						partitions = md->topics[t].partition_cnt;
+				}
+			if (!found) {
+				all = false;
+				missing = app->sources[i].topic;
+			}
+		}
+		if (md)
+			rd_kafka_metadata_destroy(md);
+		if (all)
+			break;
+		if (err)
+			kafka_log(k, "warning: cannot read the cluster's metadata (%s); retrying", rd_kafka_err2str(err));
+		else
+			kafka_log(k, "warning: source topic %s does not exist (yet); waiting for it before creating "
+				 "the internal topics", missing);
+		sleep(5);
+	}
+	if (kafka_stop_requested) {
+		free(source_partitions);
+		return false;
+	}
+	for (size_t i = 0; i < app->source_count; i++)
+		if (app->sources[i].internal)
+			source_partitions[i] = partitions;
+	/* Sources sharing a store must be co-partitioned (as Kafka Streams
+	 * requires): key k's records meet in partition p of every one. */
+	for (size_t s = 0; s < app->store_count; s++) {
+		size_t first = SIZE_MAX;
+		for (size_t i = 0; i < app->source_count; i++)
+			for (size_t j = 0; j < app->sources[i].store_count; j++) {
+				if (app->sources[i].stores[j] != (int)s)
+					continue;
+				if (first == SIZE_MAX)
+					first = i;
+				else if (source_partitions[i] != source_partitions[first]) {
+					kafka_log(k, "error: topics %s (%d partitions) and %s (%d partitions) both feed table %s, "
+						 "so they must have the same number of partitions",
+					      app->sources[first].topic, source_partitions[first], app->sources[i].topic,
+					      source_partitions[i], app->stores[s].name);
+					free(source_partitions);
+					return false;
+				}
+			}
+	}
+	rd_kafka_NewTopic_t **nts = stoat_xcalloc(1, (internal + changelogs) * sizeof *nts);
+	int *counts = stoat_xcalloc(1, (internal + changelogs) * sizeof *counts);
+	const char **names = stoat_xcalloc(1, (internal + changelogs) * sizeof *names);
+	size_t n = 0;
+	char err[256];
+	for (size_t i = 0; i < app->source_count; i++) {
+		if (!app->sources[i].internal)
+			continue;
+		counts[n] = partitions;
+		names[n] = app->sources[i].topic;
+		nts[n] = rd_kafka_NewTopic_new(names[n], partitions, -1, err, sizeof err);
+		/*
+		 * Records keep their event time, which may be old: time-based
+		 * retention must not delete them before they are read back (as
+		 * Kafka Streams configures its repartition topics).
+		 */
+		rd_kafka_NewTopic_set_config(nts[n], "retention.ms", "-1");
+		n++;
+	}
+	for (size_t s = 0; s < changelogs; s++) {
+		int count = 0;
+		for (size_t i = 0; i < app->source_count; i++)
+			for (size_t j = 0; j < app->sources[i].store_count; j++)
+				if (app->sources[i].stores[j] == (int)s && source_partitions[i] > count)
+					count = source_partitions[i];
+		counts[n] = count > 0 ? count : partitions;
+		names[n] = stoat_state_changelog_topic(k->state, (int)s);
+		nts[n] = rd_kafka_NewTopic_new(names[n], counts[n], -1, err, sizeof err);
+		/* Latest value per key is all a restore needs. */
+		rd_kafka_NewTopic_set_config(nts[n], "cleanup.policy", "compact");
+		n++;
+	}
+	free(source_partitions);
+	rd_kafka_queue_t *q = rd_kafka_queue_new(k->producer);
+	rd_kafka_CreateTopics(k->producer, nts, n, NULL, q);
+	rd_kafka_event_t *ev = rd_kafka_queue_poll(q, 60000);
+	bool ok = ev != NULL;
+	if (!ev) {
+		kafka_log(k, "error: the cluster did not answer the request to create the internal topics");
+	} else if (rd_kafka_event_error(ev)) {
+		kafka_log(k, "error: cannot create the internal topics: %s", rd_kafka_event_error_string(ev));
+		ok = false;
+	} else {
+		size_t cnt;
+		const rd_kafka_topic_result_t **tr =
+			rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &cnt);
+		for (size_t i = 0; i < cnt; i++) {
+			rd_kafka_resp_err_t e = rd_kafka_topic_result_error(tr[i]);
+			const char *name = rd_kafka_topic_result_name(tr[i]);
+			int count = 0;
+			for (size_t j = 0; j < n; j++)
+				if (strcmp(names[j], name) == 0)
+					count = counts[j];
+			if (e == RD_KAFKA_RESP_ERR_NO_ERROR)
+				kafka_log(k, "created internal topic %s with %d partitions", name, count);
+			else if (e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
+				kafka_log(k, "error: cannot create internal topic %s: %s", name,
+				      rd_kafka_topic_result_error_string(tr[i]));
+				ok = false;
+			}
+		}
+	}
+	if (ev)
+		rd_kafka_event_destroy(ev);
+	rd_kafka_queue_destroy(q);
+	/*
+	 * The brokers learn of new topics a little after the creation
+	 * returns; subscribing before they do would leave the repartition
+	 * topics unassigned until the next metadata refresh.
+	 */
+	for (int64_t deadline = stoat_now_ms() + 30000; ok && !kafka_stop_requested && stoat_now_ms() < deadline;) {
+		const struct rd_kafka_metadata *md = NULL;
+		size_t visible = 0;
+		if (rd_kafka_metadata(k->producer, 1, NULL, &md, 5000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+			for (size_t j = 0; j < n; j++)
+				for (int t = 0; t < md->topic_cnt; t++) {
+					if (strcmp(md->topics[t].topic, names[j]) != 0 || md->topics[t].err ||
+					    md->topics[t].partition_cnt == 0)
+						continue;
+					visible++;
+					/* An existing topic made for another partition count would
+					 * split keys (repartition) or lose state (changelog). */
+					if (md->topics[t].partition_cnt != counts[j]) {
+						kafka_log(k, "error: internal topic %s has %d partitions, but the application needs "
+							 "%d (its source topics changed?); delete it, or reset the application",
+						      names[j], md->topics[t].partition_cnt, counts[j]);
+						ok = false;
+					}
+				}
+		}
+		if (md)
+			rd_kafka_metadata_destroy(md);
+		if (visible == n)
+			break;
+		usleep(100 * 1000);
+	}
+	rd_kafka_NewTopic_destroy_array(nts, n);
+	free(nts);
+	free(counts);
+	free(names);
+	return ok;
+}

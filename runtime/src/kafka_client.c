@@ -1,0 +1,284 @@
+/*
+ * kafka_client.c - the Kafka driver's clients: librdkafka properties (ours,
+ * then the user's), the callbacks every client shares, the producer, the
+ * consumer and the changelog reader, the topic handles of the sinks and
+ * changelogs, and the driver's log.
+ */
+#include "kafka_impl.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* "<app>: " + message, to stderr: the driver's log. */
+void kafka_log(const stoat_kafka *k, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", k->app->app_id);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* Sets a property, reporting a bad one; false on error. */
+bool kafka_conf_set(rd_kafka_conf_t *conf, const char *prog, const char *name, const char *value)
+{
+	char err[512];
+	if (rd_kafka_conf_set(conf, name, value, err, sizeof err) != RD_KAFKA_CONF_OK) {
+		fprintf(stderr, "%s: error: Kafka property %s=%s: %s\n", prog, name, value, err);
+		return false;
+	}
+	return true;
+}
+
+/* Applies user properties meant for `role` ("consumer" or "producer"). */
+bool kafka_conf_user(rd_kafka_conf_t *conf, const stoat_kafka_options *opt, const char *prog, const char *role)
+{
+	size_t rl = strlen(role);
+	for (size_t i = 0; i < opt->prop_count; i++) {
+		const char *name = opt->props[i].name;
+		bool for_consumer = strncmp(name, "consumer.", 9) == 0;
+		bool for_producer = strncmp(name, "producer.", 9) == 0;
+		if (for_consumer || for_producer) {
+			if (strncmp(name, role, rl) != 0 || name[rl] != '.')
+				continue;
+			name += rl + 1;
+		}
+		if (!kafka_conf_set(conf, prog, name, opt->props[i].value))
+			return false;
+	}
+	return true;
+}
+
+/* Errors saying a newer producer epoch exists for our transactional id. */
+bool kafka_fenced_error(rd_kafka_resp_err_t e)
+{
+	return e == RD_KAFKA_RESP_ERR__FENCED || e == RD_KAFKA_RESP_ERR_PRODUCER_FENCED ||
+	       e == RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH;
+}
+
+/* Logs client errors; connection trouble at most every 10 s. */
+void kafka_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
+{
+	stoat_kafka *k = opaque;
+	(void)rk;
+	if (err == RD_KAFKA_RESP_ERR__FATAL) {
+		char why[512];
+		rd_kafka_resp_err_t orig = rd_kafka_fatal_error(rk, why, sizeof why);
+		if (k->eos && rk == k->producer && kafka_fenced_error(orig)) {
+			/* Handled where the transactional call fails: see replace_producer. */
+			k->fenced = true;
+			return;
+		}
+		kafka_log(k, "error: fatal Kafka error: %s: %s", rd_kafka_err2name(orig), why);
+		k->fatal = true;
+		kafka_stop_requested = 1;
+		return;
+	}
+	int64_t now = stoat_now_ms();
+	if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN || err == RD_KAFKA_RESP_ERR__TRANSPORT ||
+	    err == RD_KAFKA_RESP_ERR__RESOLVE) {
+		if (now - k->last_warn_ms < 10000)
+			return;
+		k->last_warn_ms = now;
+		kafka_log(k, "warning: cannot reach the Kafka cluster at %s (%s); retrying", k->opt->bootstrap_servers,
+		      reason);
+		return;
+	}
+	kafka_log(k, "warning: Kafka: %s: %s", rd_kafka_err2name(err), reason);
+}
+
+/* Delivery reports: remember the first failure; the loop acts on it. */
+static void delivery_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
+{
+	stoat_kafka *k = opaque;
+	(void)rk;
+	if (m->err && !k->delivery_error[0])
+		snprintf(k->delivery_error, sizeof k->delivery_error, "cannot write to topic %s: %s",
+			 rd_kafka_topic_name(m->rkt), rd_kafka_err2str(m->err));
+	/* Changelog records carry their store partition: its checkpoint. */
+	if (!m->err && m->_private)
+		stoat_store_part_acked(m->_private, m->offset);
+}
+
+/*
+ * Finishes a client: the user's properties for role ("producer" or
+ * "consumer") go last, so they win; then the driver's opaque and error
+ * callback, and the client itself.  conf is consumed; NULL after a message
+ * when a property was refused (ok false: one of the caller's) or creation
+ * failed.
+ */
+static rd_kafka_t *make_client(stoat_kafka *k, rd_kafka_conf_t *conf, bool ok, const char *role,
+			       rd_kafka_type_t type, const char *what)
+{
+	if (!ok || !kafka_conf_user(conf, k->opt, k->prog, role)) {
+		rd_kafka_conf_destroy(conf);
+		return NULL;
+	}
+	rd_kafka_conf_set_opaque(conf, k);
+	rd_kafka_conf_set_error_cb(conf, kafka_error_cb);
+	char err[512];
+	rd_kafka_t *rk = rd_kafka_new(type, conf, err, sizeof err);
+	if (!rk)
+		fprintf(stderr, "%s: error: cannot create %s: %s\n", k->prog, what, err);
+	return rk;
+}
+
+/*
+ * The producer: idempotent, zstd, murmur2 partitioning as Kafka's Java
+ * default; transactional under exactly-once, retrying forever otherwise.
+ */
+rd_kafka_t *kafka_new_producer(stoat_kafka *k, bool transactional)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	bool ok = kafka_conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
+		  kafka_conf_set(conf, k->prog, "client.id", k->app->app_id) &&
+		  kafka_conf_set(conf, k->prog, "enable.idempotence", "true") &&
+		  kafka_conf_set(conf, k->prog, "acks", "all") &&
+		  kafka_conf_set(conf, k->prog, "compression.type", "zstd") &&
+		  kafka_conf_set(conf, k->prog, "linger.ms", "5") &&
+		  kafka_conf_set(conf, k->prog, "batch.num.messages", "10000") &&
+		  kafka_conf_set(conf, k->prog, "queue.buffering.max.messages", k->opt->memory == STOAT_MEMORY_LOW ? "100000" : "1000000") &&
+		  kafka_conf_set(conf, k->prog, "queue.buffering.max.kbytes", k->opt->memory == STOAT_MEMORY_LOW ? "32768" : "262144") &&
+		  /* Kafka's Java default partitioner: murmur2 of the key. */
+		  kafka_conf_set(conf, k->prog, "partitioner", "murmur2_random") &&
+		  kafka_conf_set(conf, k->prog, "topic.metadata.refresh.interval.ms", "10000");
+	if (ok && transactional) {
+		ok = kafka_conf_set(conf, k->prog, "transactional.id", k->transactional_id) &&
+		     kafka_conf_set(conf, k->prog, "transaction.timeout.ms", "10000");
+	} else if (ok) {
+		/* At-least-once: keep retrying while the cluster is away. */
+		ok = kafka_conf_set(conf, k->prog, "message.timeout.ms", "0");
+	}
+	rd_kafka_conf_set_dr_msg_cb(conf, delivery_cb);
+	return make_client(k, conf, ok, "producer", RD_KAFKA_PRODUCER, "the Kafka producer");
+}
+
+/*
+ * The consumer in the application's group: offsets committed by the
+ * driver, read_committed, prefetching set by the memory preset.
+ */
+rd_kafka_t *kafka_new_consumer(stoat_kafka *k)
+{
+	/* The memory preset trades prefetching (throughput) for RSS. */
+	bool low = k->opt->memory == STOAT_MEMORY_LOW;
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	bool ok = kafka_conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
+		  kafka_conf_set(conf, k->prog, "group.id", k->app->app_id) &&
+		  kafka_conf_set(conf, k->prog, "client.id", k->app->app_id) &&
+		  kafka_conf_set(conf, k->prog, "partition.assignment.strategy",
+			   kafka_has_shared_stores(k->app) ? "range" : "cooperative-sticky") &&
+		  kafka_conf_set(conf, k->prog, "enable.auto.commit", "false") &&
+		  kafka_conf_set(conf, k->prog, "enable.auto.offset.store", "false") &&
+		  kafka_conf_set(conf, k->prog, "auto.offset.reset", "earliest") &&
+		  kafka_conf_set(conf, k->prog, "isolation.level", "read_committed") &&
+		  /* The defaults throttle consume->produce to ~200K msg/s. */
+		  kafka_conf_set(conf, k->prog, "queued.min.messages", low ? "20000" : "200000") &&
+		  kafka_conf_set(conf, k->prog, "queued.max.messages.kbytes", low ? "32768" : "131072") &&
+		  kafka_conf_set(conf, k->prog, "max.partition.fetch.bytes", low ? "262144" : "1048576") &&
+		  kafka_conf_set(conf, k->prog, "fetch.wait.max.ms", "100") &&
+		  kafka_conf_set(conf, k->prog, "session.timeout.ms", "10000") &&
+		  kafka_conf_set(conf, k->prog, "heartbeat.interval.ms", "1000") &&
+		  kafka_conf_set(conf, k->prog, "topic.metadata.refresh.interval.ms", "5000") &&
+		  kafka_conf_set(conf, k->prog, "allow.auto.create.topics", "false");
+	/*
+	 * Opt-in static membership (KIP-345): restarted with the same id, the
+	 * instance gets its partitions back at once instead of after a
+	 * rebalance.  Not the default: a static member does not leave the
+	 * group on shutdown, and a broker restart can fence it.
+	 */
+	if (ok && k->opt->static_membership) {
+		if (!k->opt->instance_id) {
+			fprintf(stderr, "%s: error: static membership needs --instance-id\n", k->prog);
+			ok = false;
+		} else {
+			ok = kafka_conf_set(conf, k->prog, "group.instance.id", k->opt->instance_id);
+		}
+	}
+	rd_kafka_conf_set_rebalance_cb(conf, kafka_rebalance_cb);
+	return make_client(k, conf, ok, "consumer", RD_KAFKA_CONSUMER, "the Kafka consumer");
+}
+
+/* The consumer that reads changelogs (assign only, no group). */
+rd_kafka_t *kafka_new_restorer(stoat_kafka *k)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char client_id[300];
+	snprintf(client_id, sizeof client_id, "%s-restore", k->app->app_id);
+	bool ok = kafka_conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
+		  kafka_conf_set(conf, k->prog, "client.id", client_id) &&
+		  /* librdkafka wants a group for assign(); it is never joined. */
+		  kafka_conf_set(conf, k->prog, "group.id", client_id) &&
+		  kafka_conf_set(conf, k->prog, "enable.auto.commit", "false") &&
+		  kafka_conf_set(conf, k->prog, "enable.auto.offset.store", "false") &&
+		  kafka_conf_set(conf, k->prog, "auto.offset.reset", "earliest") &&
+		  kafka_conf_set(conf, k->prog, "isolation.level", "read_committed") &&
+		  kafka_conf_set(conf, k->prog, "enable.partition.eof", "true") &&
+		  kafka_conf_set(conf, k->prog, "fetch.wait.max.ms", "50") &&
+		  kafka_conf_set(conf, k->prog, "allow.auto.create.topics", "false");
+	return make_client(k, conf, ok, "consumer", RD_KAFKA_CONSUMER, "the changelog reader");
+}
+
+/*
+ * Repartition topics are written uncompressed (as Kafka Streams writes
+ * everything by default): their small records compress so well that one
+ * fetch of a compressed batch expands to hundreds of thousands of queued
+ * records, which librdkafka's queue limits cannot see coming.  NULL (the
+ * producer's settings) for other sinks.
+ */
+static rd_kafka_topic_conf_t *internal_topic_conf(stoat_kafka *k, const stoat_sink *sink)
+{
+	if (!sink->internal)
+		return NULL;
+	rd_kafka_topic_conf_t *tc = rd_kafka_topic_conf_new();
+	char err[256];
+	if (rd_kafka_topic_conf_set(tc, "compression.type", "none", err, sizeof err) != RD_KAFKA_CONF_OK)
+		kafka_log(k, "warning: repartition topic %s: %s", sink->topic, err);
+	return tc;
+}
+
+/* Topic handles of the fixed output topics and the changelogs. */
+void kafka_open_sink_topics(stoat_kafka *k)
+{
+	for (size_t i = 0; i < k->app->sink_count; i++)
+		if (k->app->sinks[i].topic)
+			k->sink_topics[i] = rd_kafka_topic_new(k->producer, k->app->sinks[i].topic,
+							       internal_topic_conf(k, &k->app->sinks[i]));
+	for (size_t i = 0; k->state && i < k->app->store_count; i++)
+		k->changelog_topics[i] =
+			rd_kafka_topic_new(k->producer, stoat_state_changelog_topic(k->state, (int)i), NULL);
+}
+
+/* Releases the topic handles (before their producer is destroyed). */
+void kafka_close_sink_topics(stoat_kafka *k)
+{
+	for (size_t i = 0; k->changelog_topics && i < k->app->store_count; i++)
+		if (k->changelog_topics[i]) {
+			rd_kafka_topic_destroy(k->changelog_topics[i]);
+			k->changelog_topics[i] = NULL;
+		}
+	for (size_t i = 0; k->sink_topics && i < k->app->sink_count; i++)
+		if (k->sink_topics[i]) {
+			rd_kafka_topic_destroy(k->sink_topics[i]);
+			k->sink_topics[i] = NULL;
+		}
+}
+
+/* A random hex id for this process (its transactional.id suffix). */
+void kafka_random_id(char *out, size_t n)
+{
+	FILE *f = fopen("/dev/urandom", "rb");
+	unsigned char b[8] = { 0 };
+	if (!f || fread(b, 1, sizeof b, f) != sizeof b) {
+		uint64_t x = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+		memcpy(b, &x, sizeof b);
+	}
+	if (f)
+		fclose(f);
+	snprintf(out, n, "%02x%02x%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+}

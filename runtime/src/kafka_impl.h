@@ -1,0 +1,183 @@
+/*
+ * kafka_impl.h - what the files of the Kafka driver share: the driver's
+ * state and the functions one file offers the others.  The driver is
+ * one stream thread (see kafka_run.c); its files are
+ *
+ *   kafka_client.c     client set-up: properties, callbacks, producer,
+ *                      consumer, changelog reader, topic handles, the log
+ *   kafka_commit.c     commits, transactions, aborts, the fenced producer
+ *   kafka_rebalance.c  assignment and revocation, restoring the stores
+ *   kafka_produce.c    producing records: the driver's operations
+ *   kafka_admin.c      internal topics: creation, purging consumed records
+ *   kafka_run.c        `run`: start-up, the poll loop, shutdown
+ *   kafka_tools.c      `load` and `dump`
+ *
+ * Only kafka_*.c include this header (it pulls in librdkafka's).
+ */
+#ifndef STOAT_RUNTIME_KAFKA_IMPL_H
+#define STOAT_RUNTIME_KAFKA_IMPL_H
+
+#include "kafka.h"
+#include "state.h"
+
+#include <librdkafka/rdkafka.h>
+#include <signal.h>
+
+typedef struct stoat_kafka stoat_kafka;
+
+/* A partition this instance has been assigned. */
+typedef struct kafka_partition {
+	char *topic;
+	int32_t partition;
+	size_t source;       /* index into app->sources */
+	int64_t next_offset; /* the offset after the last record processed; -1: none yet */
+	int64_t committed;   /* next_offset as of the last commit; -1: none */
+	bool assigned;
+} kafka_partition;
+
+/* The Kafka driver's state: stoat_driver first (see STOAT_CONTAINER_OF). */
+struct stoat_kafka {
+	stoat_driver driver;
+	const stoat_app *app;
+	const stoat_kafka_options *opt;
+	rd_kafka_t *consumer;
+	rd_kafka_t *producer;
+	rd_kafka_queue_t *queue;
+	rd_kafka_queue_t *internal_queue; /* the repartition topics' records */
+	rd_kafka_topic_t **sink_topics; /* per sink with a fixed topic */
+	stoat_ctx *tasks;                /* one context per source */
+	kafka_partition *parts;
+	size_t part_count, part_cap;
+	rd_kafka_message_t **rkmsgs;
+	stoat_msg *batch;
+	bool eos;
+	bool in_txn;
+	bool failed;        /* the fail policy stopped the app: commit nothing */
+	bool fatal;         /* a fatal Kafka error: commit nothing */
+	bool dirty;         /* progress since the last commit */
+	int64_t last_commit_ms;
+	int64_t last_input_ms;
+	int64_t last_warn_ms;
+	char transactional_id[256];
+	char delivery_error[512];
+	uint64_t commits;
+	uint64_t aborts;
+	bool fenced;            /* the producer was fenced: replace it */
+	int64_t fenced_at[3];   /* when the last fencings happened */
+	uint64_t fencings;
+	const char *prog;
+	stoat_state *state;                  /* the app's stores (NULL: none) */
+	rd_kafka_topic_t **changelog_topics; /* per store */
+	rd_kafka_t *restorer;                /* reads changelogs on assignment */
+	rd_kafka_queue_t *purge_results;     /* answers to DeleteRecords */
+	int64_t last_purge_ms;
+	int purges_in_flight;
+	int64_t started_ms;       /* for the start-up time in the log */
+	bool first_output_logged;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+/* Set by SIGTERM, SIGINT and fatal errors: the loop stops at the next
+ * batch boundary. */
+extern volatile sig_atomic_t kafka_stop_requested;
+
+/* ------------------------------------------------------------------ */
+/* kafka_client.c                                                      */
+/* ------------------------------------------------------------------ */
+
+/* "<app>: " + message, to stderr: the driver's log. */
+void kafka_log(const stoat_kafka *k, const char *fmt, ...) STOAT_PRINTF(2, 3);
+
+/* Sets a property, reporting a bad one; false on error. */
+bool kafka_conf_set(rd_kafka_conf_t *conf, const char *prog, const char *name, const char *value);
+
+/* Applies user properties meant for `role` ("consumer" or "producer"). */
+bool kafka_conf_user(rd_kafka_conf_t *conf, const stoat_kafka_options *opt, const char *prog, const char *role);
+
+/* Errors saying a newer producer epoch exists for our transactional id. */
+bool kafka_fenced_error(rd_kafka_resp_err_t e);
+
+/* The error callback of every client (opaque: the stoat_kafka). */
+void kafka_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque);
+
+/* The producer (transactional under exactly-once); NULL after a message. */
+rd_kafka_t *kafka_new_producer(stoat_kafka *k, bool transactional);
+
+/* The consumer in the application's group; NULL after a message. */
+rd_kafka_t *kafka_new_consumer(stoat_kafka *k);
+
+/* The consumer that reads changelogs (assign only, no group). */
+rd_kafka_t *kafka_new_restorer(stoat_kafka *k);
+
+/* Topic handles of the fixed output topics and the changelogs, and
+ * their release (before the producer goes). */
+void kafka_open_sink_topics(stoat_kafka *k);
+void kafka_close_sink_topics(stoat_kafka *k);
+
+/* A random hex id for this process (its transactional.id suffix). */
+void kafka_random_id(char *out, size_t n);
+
+/* ------------------------------------------------------------------ */
+/* kafka_commit.c                                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Commits the work done so far.  Returns false only when the process must
+ * stop (fatal error); transient failures are retried or, under
+ * exactly-once, turned into an abort and a rewind.
+ */
+bool kafka_commit(stoat_kafka *k);
+
+/* Aborts the open transaction and reprocesses from the last commit. */
+void kafka_abort_and_rewind(stoat_kafka *k);
+
+/* Opens a transaction unless one is open; false if none could be. */
+bool kafka_begin_transaction(stoat_kafka *k);
+
+/* Registers the transactional id (fencing older producers with it). */
+bool kafka_init_transactions(stoat_kafka *k);
+
+/* Replaces a fenced producer and rewinds; false if the process must stop. */
+bool kafka_replace_producer(stoat_kafka *k);
+
+/* ------------------------------------------------------------------ */
+/* kafka_rebalance.c                                                   */
+/* ------------------------------------------------------------------ */
+
+/* The assigned partition (topic, partition), or NULL. */
+kafka_partition *kafka_find_part(stoat_kafka *k, const char *topic, int32_t partition);
+
+/* The index of the source reading topic, or SIZE_MAX. */
+size_t kafka_source_of_topic(const stoat_app *app, const char *topic);
+
+/* True when some store is fed by more than one source (see the file). */
+bool kafka_has_shared_stores(const stoat_app *app);
+
+/* The consumer's rebalance callback: assignment (with restoring) and
+ * revocation (with a commit). */
+void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t *parts,
+			void *opaque);
+
+/* ------------------------------------------------------------------ */
+/* kafka_produce.c                                                     */
+/* ------------------------------------------------------------------ */
+
+/* The Kafka driver's operations (driver.h). */
+extern const stoat_driver_ops kafka_driver_ops;
+
+/* ------------------------------------------------------------------ */
+/* kafka_admin.c                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Creates the repartition topics and changelogs; false if the process
+ * should stop. */
+bool kafka_create_internal_topics(stoat_kafka *k);
+
+/* Deletes consumed repartition records every purge interval. */
+void kafka_purge_repartition_topics(stoat_kafka *k);
+
+/* Collects DeleteRecords answers, waiting up to timeout_ms. */
+void kafka_purge_poll(stoat_kafka *k, int timeout_ms);
+
+#endif /* STOAT_RUNTIME_KAFKA_IMPL_H */

@@ -1,0 +1,342 @@
+/*
+ * kafka_rebalance.c - the Kafka driver's partitions: which this instance
+ * holds, what happens when the group assigns (restore the stores behind
+ * them from their changelogs, then take them) and revokes them (commit
+ * first; lost partitions are dropped without a commit).
+ */
+#include "kafka_impl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The partition (topic, partition) this instance has seen, or NULL. */
+kafka_partition *kafka_find_part(stoat_kafka *k, const char *topic, int32_t partition)
+{
+	for (size_t i = 0; i < k->part_count; i++)
+		if (k->parts[i].partition == partition && strcmp(k->parts[i].topic, topic) == 0)
+			return &k->parts[i];
+	return NULL;
+}
+
+/* The index of the source reading topic, or SIZE_MAX. */
+size_t kafka_source_of_topic(const stoat_app *app, const char *topic)
+{
+	for (size_t i = 0; i < app->source_count; i++)
+		if (strcmp(app->sources[i].topic, topic) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+/* "t[0], t[1], u[3]" for the log. */
+static void log_partitions(stoat_kafka *k, const char *what, const rd_kafka_topic_partition_list_t *l)
+{
+	char text[1024];
+	size_t n = 0;
+	text[0] = '\0';
+	for (int i = 0; i < l->cnt && n < sizeof text - 64; i++)
+		n += (size_t)snprintf(text + n, sizeof text - n, "%s%s[%" PRId32 "]", i ? ", " : "", l->elems[i].topic,
+				      l->elems[i].partition);
+	if (l->cnt)
+		kafka_log(k, "%s %d partition%s: %s", what, l->cnt, l->cnt == 1 ? "" : "s", text);
+}
+
+/*
+ * True when some store is fed by more than one source (cogroup, say):
+ * partition p of each of those topics must then be processed by the same
+ * instance, which the cooperative-sticky assignor does not promise and the
+ * range assignor does for topics of equal partition counts.
+ */
+bool kafka_has_shared_stores(const stoat_app *app)
+{
+	for (size_t s = 0; s < app->store_count; s++) {
+		int feeders = 0;
+		for (size_t i = 0; i < app->source_count; i++)
+			for (size_t j = 0; j < app->sources[i].store_count; j++)
+				feeders += app->sources[i].stores[j] == (int)s;
+		if (feeders > 1)
+			return true;
+	}
+	return false;
+}
+
+/* One store partition being restored. */
+typedef struct restore_job {
+	stoat_store_part *part;
+	const char *topic; /* its changelog */
+	int64_t from, end; /* checkpoint (or the start) and high watermark */
+	bool done;
+} restore_job;
+
+/* Logs the end of one partition's restore (every partition gets a line). */
+static void log_restored(stoat_kafka *k, const restore_job *j, int64_t ms)
+{
+	kafka_log(k, "restored %s[%" PRId32 "]: %" PRIu64 " records, checkpoint %" PRId64 ", changelog end %" PRId64
+		 " (%" PRId64 " ms)",
+	      j->topic, stoat_store_part_partition(j->part), stoat_store_part_restored(j->part), j->from, j->end, ms);
+}
+
+/*
+ * Prepares a job: reads the changelog partition's offsets and starts the
+ * store partition's restore.  A checkpoint outside the changelog's offsets
+ * (the topic was recreated, say) rebuilds the partition from the start.
+ */
+static bool restore_prepare(stoat_kafka *k, restore_job *j)
+{
+	int32_t partition = stoat_store_part_partition(j->part);
+	int64_t lo = 0, hi = 0;
+	rd_kafka_resp_err_t e;
+	/* A changelog created a moment ago may have no leader yet: retry
+	 * quickly at first, and say so only if it lasts. */
+	for (int attempt = 0; (e = rd_kafka_query_watermark_offsets(k->restorer, j->topic, partition, &lo, &hi,
+								     10000)) != RD_KAFKA_RESP_ERR_NO_ERROR;
+	     attempt++) {
+		if (attempt >= 20 && attempt % 10 == 0)
+			kafka_log(k, "warning: cannot read the offsets of changelog %s[%" PRId32 "] (%s); retrying",
+			      j->topic, partition, rd_kafka_err2str(e));
+		if (kafka_stop_requested)
+			return false;
+		usleep(attempt < 20 ? 50 * 1000 : 500 * 1000);
+	}
+	j->from = stoat_store_part_checkpoint(j->part);
+	j->end = hi;
+	bool scratch = j->from > hi || j->from < lo;
+	if (scratch) {
+		kafka_log(k, "warning: %s[%" PRId32 "]: checkpoint %" PRId64 " is outside the changelog's offsets %" PRId64
+			 "..%" PRId64 "; rebuilding the store partition from the start",
+		      j->topic, partition, j->from, lo, hi);
+		j->from = lo;
+	}
+	char err[1024];
+	if (!stoat_store_part_restore_start(j->part, scratch, err, sizeof err)) {
+		kafka_log(k, "error: %s", err);
+		return false;
+	}
+	j->done = j->from >= hi;
+	return true;
+}
+
+/* Finishes a job: writes what is left with the new checkpoint. */
+static bool restore_finish(stoat_kafka *k, restore_job *j, int64_t start)
+{
+	char err[1024];
+	if (!stoat_store_part_restore_done(j->part, err, sizeof err)) {
+		kafka_log(k, "error: restoring %s[%" PRId32 "]: %s", j->topic, stoat_store_part_partition(j->part), err);
+		return false;
+	}
+	j->done = true;
+	log_restored(k, j, stoat_now_ms() - start);
+	return true;
+}
+
+/*
+ * Brings the store partitions behind newly assigned source partitions up
+ * to date (partition p of every store the source's pipeline uses): all of
+ * their changelog partitions are read at once, each from its checkpoint
+ * to its end (read_committed: the last stable offset), and every record is
+ * applied.  Logs progress every 5 s and one line per partition.  False if
+ * the process must stop.
+ */
+static bool restore_assigned(stoat_kafka *k, const rd_kafka_topic_partition_list_t *parts)
+{
+	if (!k->state)
+		return true;
+	size_t cap = 0;
+	for (int i = 0; i < parts->cnt; i++) {
+		size_t src = kafka_source_of_topic(k->app, parts->elems[i].topic);
+		if (src != SIZE_MAX)
+			cap += k->app->sources[src].store_count;
+	}
+	if (cap == 0)
+		return true;
+	if (!k->restorer && !(k->restorer = kafka_new_restorer(k)))
+		return false;
+	restore_job *jobs = stoat_xcalloc(1, cap * sizeof *jobs);
+	size_t n = 0, pending = 0;
+	bool ok = true;
+	int64_t start = stoat_now_ms(), last_log = start;
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)cap);
+	for (int i = 0; ok && i < parts->cnt; i++) {
+		size_t src = kafka_source_of_topic(k->app, parts->elems[i].topic);
+		if (src == SIZE_MAX)
+			continue;
+		const stoat_source *source = &k->app->sources[src];
+		for (size_t s = 0; ok && s < source->store_count; s++) {
+			char err[1024];
+			int32_t partition = parts->elems[i].partition;
+			stoat_store_part *p = stoat_state_part(k->state, source->stores[s], partition, err, sizeof err);
+			if (!p) {
+				kafka_log(k, "error: %s", err);
+				ok = false;
+				break;
+			}
+			bool seen = false; /* two sources feeding one store */
+			for (size_t j = 0; j < n; j++)
+				seen = seen || jobs[j].part == p;
+			if (seen)
+				continue;
+			restore_job *j = &jobs[n++];
+			j->part = p;
+			j->topic = stoat_state_changelog_topic(k->state, source->stores[s]);
+			ok = restore_prepare(k, j);
+			if (ok && j->done)
+				ok = restore_finish(k, j, start);
+			else if (ok) {
+				rd_kafka_topic_partition_list_add(l, j->topic, partition)->offset = j->from;
+				pending++;
+			}
+		}
+	}
+	if (ok && pending > 0) {
+		rd_kafka_resp_err_t e = rd_kafka_assign(k->restorer, l);
+		if (e) {
+			kafka_log(k, "error: cannot read the changelogs: %s", rd_kafka_err2str(e));
+			ok = false;
+		}
+	}
+	rd_kafka_topic_partition_list_destroy(l);
+	while (ok && pending > 0 && !kafka_stop_requested) {
+		rd_kafka_message_t *m = rd_kafka_consumer_poll(k->restorer, 500);
+		int64_t now = stoat_now_ms();
+		if (now - last_log >= 5000) {
+			last_log = now;
+			uint64_t records = 0;
+			for (size_t j = 0; j < n; j++)
+				records += stoat_store_part_restored(jobs[j].part);
+			kafka_log(k, "restoring: %zu of %zu store partitions to go, %" PRIu64 " records so far", pending, n,
+			      records);
+		}
+		if (!m)
+			continue;
+		restore_job *j = NULL;
+		if (m->rkt) {
+			const char *topic = rd_kafka_topic_name(m->rkt);
+			for (size_t i = 0; i < n && !j; i++)
+				if (!jobs[i].done && stoat_store_part_partition(jobs[i].part) == m->partition &&
+				    strcmp(jobs[i].topic, topic) == 0)
+					j = &jobs[i];
+		}
+		if (!j) {
+			if (m->err && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+				kafka_log(k, "warning: reading the changelogs: %s", rd_kafka_message_errstr(m));
+		} else if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+			ok = restore_finish(k, j, start);
+			pending--;
+		} else if (m->err) {
+			kafka_log(k, "warning: reading changelog %s[%" PRId32 "]: %s", j->topic, m->partition,
+			      rd_kafka_message_errstr(m));
+		} else {
+			char err[1024];
+			stoat_str key = { m->key, m->key ? m->key_len : 0 };
+			stoat_str value = { m->payload, m->payload ? m->len : 0 }; /* NULL: tombstone */
+			if (!stoat_store_part_restore_record(j->part, key, value, m->offset, err, sizeof err)) {
+				kafka_log(k, "error: restoring %s[%" PRId32 "]: %s", j->topic, m->partition, err);
+				ok = false;
+			} else if (m->offset + 1 >= j->end) {
+				ok = restore_finish(k, j, start);
+				pending--;
+			}
+		}
+		rd_kafka_message_destroy(m);
+	}
+	rd_kafka_assign(k->restorer, NULL);
+	free(jobs);
+	return ok && pending == 0;
+}
+
+/* Incremental (cooperative) rebalancing, or eager (range: see
+ * kafka_has_shared_stores)? */
+static bool cooperative(rd_kafka_t *rk)
+{
+	const char *protocol = rd_kafka_rebalance_protocol(rk);
+	return protocol && strcmp(protocol, "COOPERATIVE") == 0;
+}
+
+/*
+ * The consumer's rebalance callback: assigned partitions are restored
+ * and taken, revoked ones committed first, lost ones dropped uncommitted.
+ */
+void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t *parts,
+			 void *opaque)
+{
+	stoat_kafka *k = opaque;
+	/* A rebalance is activity: the idle timer starts again. */
+	k->last_input_ms = stoat_now_ms();
+	if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+		log_partitions(k, "assigned", parts);
+		for (int i = 0; i < parts->cnt; i++) {
+			const char *topic = parts->elems[i].topic;
+			kafka_partition *p = kafka_find_part(k, topic, parts->elems[i].partition);
+			if (!p) {
+				if (k->part_count == k->part_cap) {
+					k->part_cap = k->part_cap ? k->part_cap * 2 : 16;
+					k->parts = stoat_xrealloc(k->parts, k->part_cap, sizeof *k->parts);
+				}
+				p = &k->parts[k->part_count++];
+				memset(p, 0, sizeof *p);
+				p->topic = stoat_xstrdup(topic);
+				p->partition = parts->elems[i].partition;
+				p->source = kafka_source_of_topic(k->app, topic);
+			}
+			p->assigned = true;
+			p->next_offset = p->committed = -1;
+		}
+		if (!restore_assigned(k, parts) && !kafka_stop_requested) {
+			k->fatal = true;
+			kafka_stop_requested = 1;
+		}
+		if (!cooperative(rk)) {
+			rd_kafka_resp_err_t ae = rd_kafka_assign(rk, parts);
+			if (ae)
+				kafka_log(k, "error: cannot take the assigned partitions: %s", rd_kafka_err2str(ae));
+		} else {
+			rd_kafka_error_t *e = rd_kafka_incremental_assign(rk, parts);
+			if (e) {
+				kafka_log(k, "error: cannot take the assigned partitions: %s", rd_kafka_error_string(e));
+				rd_kafka_error_destroy(e);
+			}
+		}
+		/* Repartition records get their own queue: see poll_once. */
+		for (int i = 0; k->internal_queue && i < parts->cnt; i++) {
+			size_t src = kafka_source_of_topic(k->app, parts->elems[i].topic);
+			if (src == SIZE_MAX || !k->app->sources[src].internal)
+				continue;
+			rd_kafka_queue_t *pq = rd_kafka_queue_get_partition(rk, parts->elems[i].topic, parts->elems[i].partition);
+			if (pq) {
+				rd_kafka_queue_forward(pq, k->internal_queue);
+				rd_kafka_queue_destroy(pq);
+			}
+		}
+		return;
+	}
+	if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+		bool lost = rd_kafka_assignment_lost(rk);
+		if (lost) {
+			/* Another instance owns them already: committing would be wrong. */
+			log_partitions(k, "lost", parts);
+			if (k->eos && k->in_txn)
+				kafka_abort_and_rewind(k);
+		} else {
+			log_partitions(k, "revoked", parts);
+			kafka_commit(k);
+		}
+		for (int i = 0; i < parts->cnt; i++) {
+			kafka_partition *p = kafka_find_part(k, parts->elems[i].topic, parts->elems[i].partition);
+			if (p)
+				p->assigned = false;
+		}
+		if (!cooperative(rk)) {
+			rd_kafka_assign(rk, NULL);
+			return;
+		}
+		rd_kafka_error_t *e = rd_kafka_incremental_unassign(rk, parts);
+		if (e) {
+			kafka_log(k, "warning: cannot release partitions: %s", rd_kafka_error_string(e));
+			rd_kafka_error_destroy(e);
+		}
+		return;
+	}
+	kafka_log(k, "warning: rebalance error: %s", rd_kafka_err2str(err));
+}
