@@ -418,7 +418,6 @@ static Suite *rocks_suite(void)
 {
 	Suite *s = suite_create("runtime_rocks");
 	TCase *tc = tcase_create("rocks");
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_read_your_writes);
 	tcase_add_test(tc, test_abort_discards);
 	tcase_add_test(tc, test_commit_and_reopen);

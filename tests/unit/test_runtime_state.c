@@ -412,7 +412,6 @@ static Suite *state_suite(void)
 {
 	Suite *s = suite_create("state");
 	TCase *tc = tcase_create("core");
-	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, held_back_until_commit, 0, 2);
 	tcase_add_loop_test(tc, partitions_are_separate, 0, 2);
 	tcase_add_test(tc, commit_survives_reopen);

@@ -1013,7 +1013,6 @@ static Suite *std_suite(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TCase *tc = tcase_create(cases[i].name);
 		tcase_add_checked_fixture(tc, setup, teardown);
-		tcase_set_timeout(tc, 60);
 		for (size_t j = 0; j < 12 && cases[i].tests[j]; j++)
 			tcase_add_test(tc, cases[i].tests[j]);
 		suite_add_tcase(s, tc);
