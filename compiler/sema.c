@@ -378,19 +378,6 @@ bool parse_format(Node *f, Format *out)
 	return false;
 }
 
-/* The format a key or value of type t has when none is given. */
-Format default_format(Type *t)
-{
-	switch (type_strip(t)->kind) {
-	case TY_STRING: return FMT_TEXT;
-	case TY_BYTES: return FMT_BYTES;
-	case TY_I32: return FMT_I32;
-	case TY_I64: case TY_TIMESTAMP: case TY_DURATION: return FMT_I64;
-	case TY_F64: return FMT_F64;
-	default: return FMT_JSON;
-	}
-}
-
 /* Checks that format f can carry values of type t. */
 void check_format(Node *where, Format f, Type *t, const char *what)
 {
@@ -406,7 +393,7 @@ void check_format(Node *where, Format f, Type *t, const char *what)
 	}
 	if (!ok && s->kind != TY_ERROR) {
 		char hint[128];
-		snprintf(hint, sizeof hint, "%s values are written as %s", type_str(t), format_name(default_format(t)));
+		snprintf(hint, sizeof hint, "%s values are written as %s", type_str(t), format_name(format_default(t)));
 		error_hint(where->span, hint, "format %s cannot carry the %s type %s", format_name(f), what,
 		           type_str(t));
 	}
@@ -434,13 +421,7 @@ Policy parse_policy(Node *p)
 /* Reports a topic name Kafka would refuse (1-249 of [a-zA-Z0-9._-], not . or ..). */
 void check_topic_name(const char *topic, size_t len, Span span)
 {
-	bool ok = len > 0 && len <= 249 && strcmp(topic, ".") != 0 && strcmp(topic, "..") != 0;
-	for (size_t i = 0; ok && i < len; i++) {
-		char c = topic[i];
-		ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-		     c == '_' || c == '-';
-	}
-	if (!ok)
+	if (!topic_name_valid(topic, len))
 		error_hint(span, "Kafka topic names are 1 to 249 of a-z A-Z 0-9 . _ - (and not . or ..)",
 		           "invalid topic name");
 }
@@ -606,6 +587,5 @@ bool sema_check(Program *p)
 			           "declare one: stream name: K -> V from \"topic\" format json;",
 			           "the application reads no topic");
 	}
-	ir_assign_subtopologies(sema->topo);
 	return diag.errors == 0;
 }

@@ -28,9 +28,8 @@ typedef struct Sema {
 	/* Path expressions (x, x.f.g) known to be non-null at this point (same_path). */
 	Node **facts;
 	int nfacts, capfacts;
-	/* The stream being defined (stream NAME = ...), to name repartition topics and stores. */
+	/* The stream being defined (stream NAME = ...): the plan names repartition topics and stores after it. */
 	const char *binding_name;
-	int repartitions;         /* repartition topics so far, for automatic names */
 } Sema;
 
 /* How an operator is written (ops.def's form column). */
@@ -72,7 +71,6 @@ char *did_you_mean(Suggest *s);
 /* sema.c: types, formats, topics, policies, stream names */
 Type *resolve_type(Sema *sema, Node *te);
 bool parse_format(Node *f, Format *out);
-Format default_format(Type *t);
 void check_format(Node *where, Format f, Type *t, const char *what);
 void check_topic_name(const char *topic, size_t len, Span span);
 Policy parse_policy(Node *p);
