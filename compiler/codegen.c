@@ -3,12 +3,15 @@
  * header comment and application table, codegen() itself, and the small
  * utilities the other codegen_*.c files share (codegen_int.h).
  *
- * Pipelines are generated first, each function into its own buffer,
+ * Codegen renders a plan (plan.h), which has taken the physical
+ * decisions: which functions there are (the pipelines), in which order,
+ * under which names, and which stores each source restores.  The
+ * pipelines are generated first, each function into its own buffer,
  * because emitting them discovers which helpers (JSON readers and writers,
  * decoders, encoders, store codecs, bounds-checked indexing) are needed;
  * the helpers are then generated and everything is assembled in a fixed
- * order.  Every name in the output derives from source names and IR node
- * ids, so the same input gives the same bytes.
+ * order.  Every name in the output derives from the plan's names, source
+ * names and IR node ids, so the same input gives the same bytes.
  */
 #include "codegen_int.h"
 
