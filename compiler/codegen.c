@@ -357,13 +357,13 @@ static Printer *new_chunk(Chunk **chunks, int *nchunks)
  */
 static void emit_functions(Gen *g, Chunk **chunks, int *nchunks)
 {
-	static const char *const sections[] = {
+	static const char *const sections[PIPE_STORE_FLUSH + 1] = {
 		[PIPE_SEGMENT] = "/* ---- Merge segments ---------------------------------------------------- */\n\n",
 		[PIPE_SOURCE] = "/* ---- Pipelines --------------------------------------------------------- */\n\n",
 		[PIPE_STORE_AFTER] = "/* ---- Table updates ------------------------------------------------------ */\n\n",
+		[PIPE_STORE_FLUSH] = NULL, /* follows its store's after_ */
 	};
 	bool started[PIPE_STORE_FLUSH + 1] = { false };
-	/* A program has sources, so the Pipelines section is never empty. */
 	for (int i = 0; i < g->plan->npipelines; i++) {
 		const Pipeline *pp = &g->plan->pipelines[i];
 		if (sections[pp->kind] && !started[pp->kind])

@@ -1,7 +1,7 @@
 /*
  * sema.c - semantic analysis: the order of work, and what the items of a
  * file declare (symbols, record types, extern functions, formats, topics,
- * error policies, the app header).
+ * store placements, error policies, the app header).
  *
  * Order of work: declare record types (so they may refer to each other in
  * any order), resolve their fields, declare extern functions (prelude
@@ -397,6 +397,33 @@ void check_format(Node *where, Format f, Type *t, const char *what)
 		error_hint(where->span, hint, "format %s cannot carry the %s type %s", format_name(f), what,
 		           type_str(t));
 	}
+}
+
+/*
+ * Sets where the store of the table `name` (node n) lives: `in memory` or
+ * `in rocksdb` (the default).  Only a table with a store of its own has
+ * one to place.
+ */
+void check_placement(Node *place, IrNode *n, const char *name)
+{
+	if (!place)
+		return;
+	bool memory = strcmp(place->name, "memory") == 0;
+	if (!memory && strcmp(place->name, "rocksdb") != 0) {
+		error_hint(place->span, "write 'in memory' (a hash map) or 'in rocksdb' (the default)",
+		           "unknown store placement '%s'", place->name);
+		return;
+	}
+	if (!n)
+		return;
+	if (!n->has_store || !n->binding || strcmp(n->binding, name) != 0) {
+		error_hint(place->span,
+		           "filter and map_values on a table, and a table bound to another's name, keep no state of "
+		           "their own; place the store of the table they come from",
+		           "table '%s' has no store of its own to place", name);
+		return;
+	}
+	n->in_memory = memory;
 }
 
 /* Reads an error policy (fail, skip, dlq "topic"); reports a bad one, which reads as fail. */

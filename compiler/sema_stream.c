@@ -826,33 +826,6 @@ static bool ends_in_effect(Node *e)
 /* ------------------------------------------------------------------ */
 
 /*
- * Sets where the store of the table `name` (node n) lives: `in memory` or
- * `in rocksdb` (the default).  Only a table with a store of its own has
- * one to place.
- */
-static void check_placement(Node *place, IrNode *n, const char *name)
-{
-	if (!place)
-		return;
-	bool memory = strcmp(place->name, "memory") == 0;
-	if (!memory && strcmp(place->name, "rocksdb") != 0) {
-		error_hint(place->span, "write 'in memory' (a hash map) or 'in rocksdb' (the default)",
-		           "unknown store placement '%s'", place->name);
-		return;
-	}
-	if (!n)
-		return;
-	if (!n->has_store || !n->binding || strcmp(n->binding, name) != 0) {
-		error_hint(place->span,
-		           "filter and map_values on a table, and a table bound to another's name, keep no state of "
-		           "their own; place the store of the table they come from",
-		           "table '%s' has no store of its own to place", name);
-		return;
-	}
-	n->in_memory = memory;
-}
-
-/*
  * table name: K -> V from "topic": the latest value per key, in a store
  * named after the table.  A null value (a tombstone) deletes its key, so
  * V itself is never null; records with a null key are dropped.
