@@ -3,12 +3,15 @@
  * header comment and application table, codegen() itself, and the small
  * utilities the other codegen_*.c files share (codegen_int.h).
  *
- * Pipelines are generated first, each function into its own buffer,
+ * Codegen renders a plan (plan.h), which has taken the physical
+ * decisions: which functions there are (the pipelines), in which order,
+ * under which names, and which stores each source restores.  The
+ * pipelines are generated first, each function into its own buffer,
  * because emitting them discovers which helpers (JSON readers and writers,
  * decoders, encoders, store codecs, bounds-checked indexing) are needed;
  * the helpers are then generated and everything is assembled in a fixed
- * order.  Every name in the output derives from source names and IR node
- * ids, so the same input gives the same bytes.
+ * order.  Every name in the output derives from the plan's names, source
+ * names and IR node ids, so the same input gives the same bytes.
  */
 #include "codegen_int.h"
 
@@ -194,109 +197,6 @@ void op_comment(Gen *g, IrNode *n, const char *what)
 }
 
 /* ------------------------------------------------------------------ */
-/* Physical decisions (to move to the plan stage)                      */
-/* ------------------------------------------------------------------ */
-
-/*
- * The C names of the stores (after_<cname>, flush_<cname>): the store's
- * name with anything but letters, digits and '_' replaced by '_'.
- */
-static void name_stores(Gen *g)
-{
-	Topology *t = g->topo;
-	g->store_cnames = xcalloc((size_t)(t->nstores ? t->nstores : 1), sizeof *g->store_cnames);
-	for (int i = 0; i < t->nstores; i++) {
-		char *s = xstrdup(t->stores[i].name);
-		for (char *c = s; *c; c++)
-			if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'))
-				*c = '_';
-		/* "store-2" must not take the name of a table called store_2. */
-		for (int j = 0; j < t->nstores; j++)
-			if (j != i && strcmp(s, t->stores[i].name) != 0 && strcmp(s, t->stores[j].name) == 0) {
-				s = xasprintf("%s_%d", s, i);
-				break;
-			}
-		g->store_cnames[i] = s;
-	}
-}
-
-/* The C identifier of store i in generated names. */
-const char *store_cname(Gen *g, int store)
-{
-	assert(store >= 0 && store < g->topo->nstores);
-	return g->store_cnames[store];
-}
-
-/*
- * Marks in stores[] the stores that n and what follows it in the same
- * pipeline (through merges and store downstreams, up to sinks) write.
- */
-static void collect_stores(IrNode *n, bool *seen, bool *stores)
-{
-	if (seen[n->id])
-		return;
-	seen[n->id] = true;
-	if (n->has_store)
-		stores[n->store] = true;
-	for (int i = 0; i < n->nchildren; i++)
-		collect_stores(n->children[i], seen, stores);
-}
-
-/* Whether store st has operators downstream (then it has after_ and flush_). */
-static bool has_downstream(Store *st)
-{
-	return st->node->nchildren > 0;
-}
-
-/* A new function buffer at the end of chunks. */
-static Printer *new_chunk(Chunk **chunks, int *nchunks)
-{
-	*chunks = xrealloc(*chunks, sizeof **chunks * (size_t)(*nchunks + 1));
-	Chunk *c = &(*chunks)[(*nchunks)++];
-	pr_init(&c->text);
-	c->has_line = false;
-	return &c->text;
-}
-
-/*
- * The generated functions, one chunk each, in file order: a section
- * comment's chunk, then a segment per merge, a pipeline per source, and
- * for each store with a downstream its after_ and flush_ functions.  These
- * are the pipeline breaks: a segment starts at each merge, after_<store>
- * at each store update.
- */
-static void emit_functions(Gen *g, Chunk **chunks, int *nchunks)
-{
-	Topology *t = g->topo;
-	bool any_segment = false;
-	for (int i = 0; i < t->nnodes; i++)
-		if (t->nodes[i]->kind == IR_MERGE) {
-			if (!any_segment)
-				pr(new_chunk(chunks, nchunks),
-				   "/* ---- Merge segments ---------------------------------------------------- */\n\n");
-			any_segment = true;
-			emit_segment(g, t->nodes[i], new_chunk(chunks, nchunks));
-			(*chunks)[*nchunks - 1].has_line = g->wrote_line;
-		}
-	pr(new_chunk(chunks, nchunks), "/* ---- Pipelines --------------------------------------------------------- */\n\n");
-	for (int i = 0; i < t->nsources; i++) {
-		emit_pipeline(g, t->sources[i], new_chunk(chunks, nchunks));
-		(*chunks)[*nchunks - 1].has_line = g->wrote_line;
-	}
-	bool any_downstream = false;
-	for (int i = 0; i < t->nstores; i++)
-		any_downstream |= has_downstream(&t->stores[i]);
-	if (any_downstream)
-		pr(new_chunk(chunks, nchunks), "/* ---- Table updates ------------------------------------------------------ */\n\n");
-	for (int i = 0; i < t->nstores; i++)
-		if (has_downstream(&t->stores[i])) {
-			emit_store_after(g, i, new_chunk(chunks, nchunks));
-			(*chunks)[*nchunks - 1].has_line = g->wrote_line;
-			emit_store_flush(g, i, new_chunk(chunks, nchunks));
-		}
-}
-
-/* ------------------------------------------------------------------ */
 /* Types                                                               */
 /* ------------------------------------------------------------------ */
 
@@ -440,12 +340,53 @@ static void emit_types(Gen *g, Printer *p)
 /* The file                                                            */
 /* ------------------------------------------------------------------ */
 
+/* A new function buffer at the end of chunks. */
+static Printer *new_chunk(Chunk **chunks, int *nchunks)
+{
+	*chunks = xrealloc(*chunks, sizeof **chunks * (size_t)(*nchunks + 1));
+	Chunk *c = &(*chunks)[(*nchunks)++];
+	pr_init(&c->text);
+	c->has_line = false;
+	return &c->text;
+}
+
+/*
+ * The generated functions, one chunk each: the plan's pipelines in its
+ * order (segments, source pipelines, each store's after_ and flush_), with
+ * a section comment's chunk before the first of each group.
+ */
+static void emit_functions(Gen *g, Chunk **chunks, int *nchunks)
+{
+	static const char *const sections[PIPE_STORE_FLUSH + 1] = {
+		[PIPE_SEGMENT] = "/* ---- Merge segments ---------------------------------------------------- */\n\n",
+		[PIPE_SOURCE] = "/* ---- Pipelines --------------------------------------------------------- */\n\n",
+		[PIPE_STORE_AFTER] = "/* ---- Table updates ------------------------------------------------------ */\n\n",
+		[PIPE_STORE_FLUSH] = NULL, /* follows its store's after_ */
+	};
+	bool started[PIPE_STORE_FLUSH + 1] = { false };
+	for (int i = 0; i < g->plan->npipelines; i++) {
+		const Pipeline *pp = &g->plan->pipelines[i];
+		if (sections[pp->kind] && !started[pp->kind])
+			pr(new_chunk(chunks, nchunks), "%s", sections[pp->kind]);
+		started[pp->kind] = true;
+		Printer *out = new_chunk(chunks, nchunks);
+		switch (pp->kind) {
+		case PIPE_SEGMENT: emit_segment(g, pp, out); break;
+		case PIPE_SOURCE: emit_pipeline(g, pp, out); break;
+		case PIPE_STORE_AFTER: emit_store_after(g, pp, out); break;
+		case PIPE_STORE_FLUSH: emit_store_flush(g, pp, out); break;
+		}
+		/* flush_ has no operators of its own, so no #line into the .stoat file. */
+		(*chunks)[*nchunks - 1].has_line = pp->kind != PIPE_STORE_FLUSH && g->wrote_line;
+	}
+}
+
 /*
  * One line of the sub-topology outline in the file's header comment, then
  * the node's children; from is the parent it was reached from (a cogroup
  * is followed from its first input only).
  */
-static void describe_node(Printer *p, Topology *t, IrNode *n, IrNode *from, int depth)
+static void describe_node(Printer *p, const Plan *plan, IrNode *n, IrNode *from, int depth)
 {
 	pr(p, " * %*s", depth * 2, "");
 	switch (n->kind) {
@@ -465,7 +406,7 @@ static void describe_node(Printer *p, Topology *t, IrNode *n, IrNode *from, int 
 		pr(p, "branch %s%s", n->name, n->lambda ? "" : " (default)");
 		break;
 	case IR_MERGE:
-		pr(p, "merge -> segment_%d", n->id);
+		pr(p, "merge -> %s", plan_entry(plan, n)->cname);
 		break;
 	case IR_GROUP:
 		pr(p, "group%s", n->group_table ? " (table)" : "");
@@ -475,14 +416,15 @@ static void describe_node(Printer *p, Topology *t, IrNode *n, IrNode *from, int 
 		   ir_kind_name(n->kind));
 	}
 	if (n->has_store)
-		pr(p, " (store %s%s)", t->stores[n->store].name, t->stores[n->store].in_memory ? ", in memory" : "");
+		pr(p, " (store %s%s)", plan->topo->stores[n->store].name,
+		   plan->topo->stores[n->store].in_memory ? ", in memory" : "");
 	pr(p, " [line %d]\n", n->span.line);
 	if (n->kind == IR_MERGE && depth > 0 && n->parents[0] != NULL)
 		return;
 	if (n->kind == IR_COGROUP && from != n->parents[0])
 		return;
 	for (int i = 0; i < n->nchildren; i++)
-		describe_node(p, t, n->children[i], n, depth + 1);
+		describe_node(p, plan, n->children[i], n, depth + 1);
 }
 
 /* The file's header comment: the application's settings and sub-topologies. */
@@ -494,11 +436,11 @@ static void emit_header_comment(Gen *g, Printer *p)
 	   t->guarantee ? "exactly_once" : "at_least_once", (long long)t->commit_interval_ms,
 	   t->on_error == POLICY_SKIP ? "skip" : t->on_error == POLICY_DLQ ? "dlq " : "fail",
 	   t->dlq_topic ? t->dlq_topic : "");
-	for (int st = 0; st < t->nsubtopologies; st++) {
+	for (int st = 0; st < g->plan->nsubtopologies; st++) {
 		pr(p, " *\n * Sub-topology %d:\n", st);
-		for (int i = 0; i < t->nsources; i++)
-			if (t->sources[i]->subtopology == st)
-				describe_node(p, t, t->sources[i], NULL, 1);
+		const SubTopology *sub = &g->plan->subtopologies[st];
+		for (int i = 0; i < sub->nsources; i++)
+			describe_node(p, g->plan, sub->sources[i], NULL, 1);
 	}
 	pr(p, " */\n");
 }
@@ -528,26 +470,29 @@ static bool emit_user_includes(Gen *g, Printer *p)
 	return any;
 }
 
-/* Prototypes of segments and after_ functions, which call each other. */
+/* Prototypes of the plan's segments and after_ functions, which call each other. */
 static void emit_prototypes(Gen *g, Printer *p)
 {
-	Topology *t = g->topo;
+	const Plan *plan = g->plan;
 	bool any = false;
-	for (int i = 0; i < t->nnodes; i++)
-		if (t->nodes[i]->kind == IR_MERGE) {
-			pr(p, "static bool segment_%d(stoat_ctx *cx, %s k, %s v, bool raw_key, bool raw_value);\n",
-			   t->nodes[i]->id, type_c(t->nodes[i]->key), type_c(t->nodes[i]->val));
+	for (int i = 0; i < plan->npipelines; i++) {
+		const Pipeline *pp = &plan->pipelines[i];
+		if (pp->kind == PIPE_SEGMENT) {
+			pr(p, "static bool %s(stoat_ctx *cx, %s k, %s v, bool raw_key, bool raw_value);\n", pp->cname,
+			   type_c(pp->entry->key), type_c(pp->entry->val));
 			any = true;
 		}
+	}
 	if (any)
 		pr(p, "\n");
 	any = false;
 	/* Pipelines, and the downstreams of other stores, call these. */
-	for (int i = 0; i < t->nstores; i++) {
-		IrNode *n = t->stores[i].node;
-		if (has_downstream(&t->stores[i])) {
-			pr(p, "static bool after_%s(stoat_ctx *cx, %s key, %s old_v, %s new_v);\n", store_cname(g, i),
-			   type_c(n->key), type_c(ty_nullable(n->val)), type_c(ty_nullable(n->val)));
+	for (int i = 0; i < plan->npipelines; i++) {
+		const Pipeline *pp = &plan->pipelines[i];
+		if (pp->kind == PIPE_STORE_AFTER) {
+			IrNode *n = pp->entry;
+			pr(p, "static bool %s(stoat_ctx *cx, %s key, %s old_v, %s new_v);\n", pp->cname, type_c(n->key),
+			   type_c(ty_nullable(n->val)), type_c(ty_nullable(n->val)));
 			any = true;
 		}
 	}
@@ -555,32 +500,27 @@ static void emit_prototypes(Gen *g, Printer *p)
 		pr(p, "\n");
 }
 
-/* app_stores_of_<source> for each source whose pipeline writes stores; returns the counts. */
-static int *emit_source_stores(Gen *g, Printer *p)
+/*
+ * app_stores_of_<source> for each source whose pipeline writes stores (the
+ * plan's Pipeline.stores, which the runtime restores with the source's
+ * partitions).
+ */
+static void emit_source_stores(Gen *g, Printer *p)
 {
 	Topology *t = g->topo;
-	int *counts = xcalloc((size_t)(t->nsources ? t->nsources : 1), sizeof *counts);
 	bool any = false;
-	for (int i = 0; i < t->nsources && t->nstores; i++) {
-		bool *seen = xcalloc((size_t)t->nnodes, sizeof *seen);
-		bool *stores = xcalloc((size_t)t->nstores, sizeof *stores);
-		collect_stores(t->sources[i], seen, stores);
-		for (int j = 0; j < t->nstores; j++)
-			counts[i] += stores[j];
-		if (counts[i]) {
+	for (int i = 0; i < t->nsources; i++) {
+		const Pipeline *pp = plan_entry(g->plan, t->sources[i]);
+		if (pp->nstores) {
 			pr(p, "static const int app_stores_of_%s[] = {", t->sources[i]->name);
-			for (int j = 0, k = 0; j < t->nstores; j++)
-				if (stores[j])
-					pr(p, "%s %d", k++ ? "," : "", j);
+			for (int j = 0; j < pp->nstores; j++)
+				pr(p, "%s %d", j ? "," : "", pp->stores[j]);
 			pr(p, " };\n");
 			any = true;
 		}
-		xfree(seen);
-		xfree(stores);
 	}
 	if (any)
 		pr(p, "\n");
-	return counts;
 }
 
 /* The application table (sinks, stores, sources, settings) and main(). */
@@ -606,8 +546,8 @@ static void emit_app(Gen *g, Printer *p)
 		for (int i = 0; i < t->nstores; i++) {
 			Store *st = &t->stores[i];
 			pr(p, "{ .name = %s", c_string(st->name, strlen(st->name)));
-			if (has_downstream(st))
-				pr(p, ", .flush = flush_%s", store_cname(g, i));
+			if (plan_store_flush(g->plan, i))
+				pr(p, ", .flush = %s", plan_store_flush(g->plan, i)->cname);
 			if (st->in_memory)
 				pr(p, ", .in_memory = true");
 			pr(p, " }, /* %d */\n", i);
@@ -615,8 +555,7 @@ static void emit_app(Gen *g, Printer *p)
 		pr_dedent(p);
 		pr(p, "};\n\n");
 	}
-	/* Per source, the stores its pipeline writes (restored with its partitions). */
-	int *source_stores = emit_source_stores(g, p);
+	emit_source_stores(g, p);
 	pr(p, "static const stoat_source app_sources[] = {\n");
 	pr_indent(p);
 	for (int i = 0; i < t->nsources; i++) {
@@ -631,15 +570,15 @@ static void emit_app(Gen *g, Printer *p)
 		pr(p, ".on_error = %s,\n", policy_enum(s->policy));
 		if (s->dlq_topic)
 			pr(p, ".dlq_topic = %s,\n", c_string(s->dlq_topic, strlen(s->dlq_topic)));
-		pr(p, ".pipeline = pipeline_%s,\n", s->name);
-		if (source_stores[i])
-			pr(p, ".stores = app_stores_of_%s,\n.store_count = %d,\n", s->name, source_stores[i]);
+		const Pipeline *pp = plan_entry(g->plan, s);
+		pr(p, ".pipeline = %s,\n", pp->cname);
+		if (pp->nstores)
+			pr(p, ".stores = app_stores_of_%s,\n.store_count = %d,\n", s->name, pp->nstores);
 		pr_dedent(p);
 		pr(p, "},\n");
 	}
 	pr_dedent(p);
 	pr(p, "};\n\n");
-	xfree(source_stores);
 	const char *path = g->prog->file->source->path;
 	pr(p, "static const stoat_app app = {\n");
 	pr_indent(p);
@@ -685,11 +624,10 @@ static void append_chunk(Gen *g, Printer *p, Chunk *c)
  * call), then the file in order: header comment, includes, types, user
  * headers, prototypes, helpers, the functions, the application table.
  */
-char *codegen(Program *prog, const CodegenOptions *opts)
+char *codegen(const Plan *plan, const CodegenOptions *opts)
 {
-	Gen gen = { .prog = prog, .topo = &prog->topo, .opts = opts };
+	Gen gen = { .prog = plan->prog, .topo = plan->topo, .plan = plan, .opts = opts };
 	Gen *g = &gen;
-	name_stores(g);
 
 	/* The functions first: they tell which helpers are needed. */
 	Chunk *chunks = NULL;

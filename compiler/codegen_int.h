@@ -1,10 +1,9 @@
 /*
  * codegen_int.h - what the code generator's files share (private to them).
  *
- * codegen.c        types, the physical decisions still made here (store C
- *                  names, the stores each source writes, one function per
- *                  source / merge / store downstream), the file's header
- *                  comment, the application table, codegen()
+ * codegen.c        types, the file's header comment, the application
+ *                  table, codegen(): the plan's pipelines (plan.h) in its
+ *                  order, each rendered by the file of its kind
  * codegen_expr.c   expressions and conditions
  * codegen_ops.c    stateless operators, sinks, pipelines and merge segments
  * codegen_table.c  stores, aggregations and the operators on tables
@@ -69,6 +68,7 @@ typedef struct Chunk {
 typedef struct Gen {
 	Program *prog;
 	Topology *topo;
+	const Plan *plan;    /* the pipelines and their C names (NULL for the types header) */
 	const CodegenOptions *opts;
 	Printer *out;
 	int tmp;
@@ -86,7 +86,6 @@ typedef struct Gen {
 	int nhelpers;
 	Binding *bindings;
 	int nbindings;
-	char **store_cnames; /* per store: its C identifier (after_<cname>) */
 	Type **types;        /* composite types in definition order */
 	int ntypes;
 	Type **deferred;     /* array elements still to define */
@@ -104,7 +103,6 @@ char *c_string(const char *s, size_t len);
 char *c_double(double d);
 const char *c_field(const char *name);
 const char *stoat_format_enum(Format f);
-const char *store_cname(Gen *g, int store);
 void emit_error_check(Gen *g);
 void op_comment(Gen *g, IrNode *n, const char *what);
 CVar *cvar(const char *c);
@@ -129,8 +127,8 @@ char *emit_name(Gen *g, Node *e);
 void bind_lambda(Gen *g, Node *lam, CVar *k, CVar *v);
 void emit_children(Gen *g, IrNode *n, CVar *k, CVar *v);
 void emit_node(Gen *g, IrNode *n, CVar *k, CVar *v);
-void emit_pipeline(Gen *g, IrNode *src, Printer *p);
-void emit_segment(Gen *g, IrNode *m, Printer *p);
+void emit_pipeline(Gen *g, const Pipeline *pp, Printer *p);
+void emit_segment(Gen *g, const Pipeline *pp, Printer *p);
 void reset_function(Gen *g, Printer *body, bool in_segment);
 
 /* codegen_table.c */
@@ -139,8 +137,8 @@ void emit_to_table(Gen *g, IrNode *n, CVar *k, CVar *v);
 int cogroup_input(IrNode *cg, IrNode *in);
 void emit_table_source(Gen *g, IrNode *src, CVar *k, CVar *v);
 void emit_change_source(Gen *g, IrNode *src, CVar *k);
-void emit_store_after(Gen *g, int si, Printer *p);
-void emit_store_flush(Gen *g, int si, Printer *p);
+void emit_store_after(Gen *g, const Pipeline *pp, Printer *p);
+void emit_store_flush(Gen *g, const Pipeline *pp, Printer *p);
 
 /* codegen_serde.c */
 char *helper_name(HelperKind kind, Type *t, Format f);

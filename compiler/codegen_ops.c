@@ -254,7 +254,7 @@ static void emit_merge(Gen *g, IrNode *n, CVar *k, CVar *v)
 	/* Tell the segment whether key and value are still the input's. */
 	const char *rk = k == g->raw_key ? (g->in_segment ? use(g->raw_key_flag) : "true") : "false";
 	const char *rv = v == g->raw_value ? (g->in_segment ? use(g->raw_value_flag) : "true") : "false";
-	pr(g->out, "if (!segment_%d(cx, %s, %s, %s, %s))\n", n->id, use(k), use(v), rk, rv);
+	pr(g->out, "if (!%s(cx, %s, %s, %s, %s))\n", plan_entry(g->plan, n)->cname, use(k), use(v), rk, rv);
 	pr_nested(g->out, "%s;\n", fail_stmt(g));
 }
 
@@ -325,6 +325,9 @@ void emit_node(Gen *g, IrNode *n, CVar *k, CVar *v)
 	case IR_REGROUP:
 		assert(!"a table's group_by is emitted from its changes");
 		break;
+	case IR_REPARTITION:
+		assert(!"the plan makes repartitions a sink and a source");
+		break;
 	}
 }
 
@@ -351,9 +354,11 @@ static void emit_decode_var(Gen *g, Type *t, Format f, const char *role, const c
 	pr_nested(g->out, "%s;\n", fail_stmt(g));
 }
 
-/* The function a source's records enter by: decode, then the operators. */
-void emit_pipeline(Gen *g, IrNode *src, Printer *p)
+/* The function a source's records enter by (pp, of the plan): decode, then the operators. */
+void emit_pipeline(Gen *g, const Pipeline *pp, Printer *p)
 {
+	assert(pp->kind == PIPE_SOURCE);
+	IrNode *src = pp->entry;
 	Printer body;
 	pr_init(&body);
 	body.indent = 2;
@@ -386,7 +391,7 @@ void emit_pipeline(Gen *g, IrNode *src, Printer *p)
 	pr(p, "/*\n * %s %s: %s -> %s from %s (%s, %s)\n * %s:%d\n */\n", src->table ? "table" : "stream", src->name,
 	   type_str(src->key), type_str(src->val), c_string(src->topic, strlen(src->topic)),
 	   format_name(src->key_format), format_name(src->value_format), src->span.file->path, src->span.line);
-	pr(p, "static void pipeline_%s(stoat_ctx *cx, const stoat_msg *msgs, size_t n)\n{\n", src->name);
+	pr(p, "static void %s(stoat_ctx *cx, const stoat_msg *msgs, size_t n)\n{\n", pp->cname);
 	pr_indent(p);
 	pr(p, "for (size_t i = 0; i < n; i++) {\n");
 	pr_indent(p);
@@ -416,9 +421,11 @@ static void emit_unused_params(Printer *p, CVar **params, int n)
 			pr(p, "(void)%s;\n", params[i]->c);
 }
 
-/* A merge's continuation, called directly by each merged pipeline. */
-void emit_segment(Gen *g, IrNode *m, Printer *p)
+/* A merge's continuation (pp, of the plan), called directly by each merged pipeline. */
+void emit_segment(Gen *g, const Pipeline *pp, Printer *p)
 {
+	assert(pp->kind == PIPE_SEGMENT);
+	IrNode *m = pp->entry;
 	Printer body;
 	pr_init(&body);
 	body.indent = 1;
@@ -430,7 +437,7 @@ void emit_segment(Gen *g, IrNode *m, Printer *p)
 	g->raw_value_flag = cvar("raw_value");
 	emit_children(g, m, k, v);
 	pr(p, "/* merge (%s:%d) */\n", m->span.file->path, m->span.line);
-	pr(p, "static bool segment_%d(stoat_ctx *cx, %s %s, %s %s, bool raw_key, bool raw_value)\n{\n", m->id,
+	pr(p, "static bool %s(stoat_ctx *cx, %s %s, %s %s, bool raw_key, bool raw_value)\n{\n", pp->cname,
 	   type_c(m->key), k->c, type_c(m->val), v->c);
 	pr_indent(p);
 	CVar *params[] = { k, v, g->raw_key_flag, g->raw_value_flag };

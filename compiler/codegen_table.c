@@ -24,14 +24,15 @@
  */
 static void emit_store_write(Gen *g, IrNode *n, const char *op, CVar *key, const char *old_v, const char *new_v)
 {
-	if (n->nchildren == 0) {
+	const Pipeline *after = plan_store_after(g->plan, n->store);
+	if (!after) {
 		pr(g->out, "(void)%s; /* nothing downstream */\n", op);
 		emit_error_check(g);
 		return;
 	}
 	pr(g->out, "bool now%d = %s;\n", n->id, op);
 	emit_error_check(g);
-	pr(g->out, "if (now%d && !after_%s(cx, %s, %s, %s))\n", n->id, store_cname(g, n->store), use(key), old_v, new_v);
+	pr(g->out, "if (now%d && !%s(cx, %s, %s, %s))\n", n->id, after->cname, use(key), old_v, new_v);
 	pr_nested(g->out, "%s;\n", fail_stmt(g));
 }
 
@@ -630,9 +631,10 @@ void emit_change_source(Gen *g, IrNode *src, CVar *k)
  * once; flush_<store> calls it for the updates the record cache held back.
  * Returns false when the record failed (cx->error set), like a segment.
  */
-void emit_store_after(Gen *g, int si, Printer *p)
+void emit_store_after(Gen *g, const Pipeline *pp, Printer *p)
 {
-	Store *st = &g->topo->stores[si];
+	assert(pp->kind == PIPE_STORE_AFTER);
+	Store *st = &g->topo->stores[pp->store];
 	IrNode *n = st->node;
 	Printer body;
 	pr_init(&body);
@@ -644,9 +646,8 @@ void emit_store_after(Gen *g, int si, Printer *p)
 	pr(p, "/*\n * Store %s (%s:%d): what follows each change of a key.\n", st->name, n->span.file->path,
 	   n->span.line);
 	pr(p, " * Called by the pipeline when the store passes the update on at once,\n");
-	pr(p, " * else by flush_%s.  Returns false when the record failed.\n */\n", store_cname(g, si));
-	pr(p, "static bool after_%s(stoat_ctx *cx, %s key, %s old_v, %s new_v)\n{\n", store_cname(g, si), type_c(n->key),
-	   vt, vt);
+	pr(p, " * else by %s.  Returns false when the record failed.\n */\n", plan_store_flush(g->plan, pp->store)->cname);
+	pr(p, "static bool %s(stoat_ctx *cx, %s key, %s old_v, %s new_v)\n{\n", pp->cname, type_c(n->key), vt, vt);
 	pr_indent(p);
 	for (int i = 0; i < 3; i++)
 		if (!params[i]->used)
@@ -665,16 +666,17 @@ void emit_store_after(Gen *g, int si, Printer *p)
  * pipeline would have; a failure goes to the error policy like a
  * pipeline's, but the update is not counted as an input record.
  */
-void emit_store_flush(Gen *g, int si, Printer *p)
+void emit_store_flush(Gen *g, const Pipeline *pp, Printer *p)
 {
-	Store *st = &g->topo->stores[si];
+	assert(pp->kind == PIPE_STORE_FLUSH);
+	Store *st = &g->topo->stores[pp->store];
 	IrNode *n = st->node;
 	const char *kt = type_c(n->key), *vt = type_c(ty_nullable(n->val));
 	char *key_read = need(g, H_STORE_KEY_READ, n->key, FMT_JSON);
 	char *val_read = need(g, H_STORE_VALUE_READ, n->val, FMT_JSON);
-	const char *cname = store_cname(g, si);
-	pr(p, "/* Store %s: the updates its record cache held back, passed on to after_%s. */\n", st->name, cname);
-	pr(p, "static void flush_%s(stoat_ctx *cx, const stoat_store_update *u, size_t n)\n{\n", cname);
+	const char *after = plan_store_after(g->plan, pp->store)->cname;
+	pr(p, "/* Store %s: the updates its record cache held back, passed on to %s. */\n", st->name, after);
+	pr(p, "static void %s(stoat_ctx *cx, const stoat_store_update *u, size_t n)\n{\n", pp->cname);
 	pr_indent(p);
 	pr(p, "for (size_t i = 0; i < n; i++) {\n");
 	pr_indent(p);
@@ -693,7 +695,7 @@ void emit_store_flush(Gen *g, int si, Printer *p)
 		pr_dedent(p);
 		pr(p, "}\n");
 	}
-	pr(p, "if (!after_%s(cx, key, old_v, new_v))\n", cname);
+	pr(p, "if (!%s(cx, key, old_v, new_v))\n", after);
 	pr_nested(p, "goto fail;\n");
 	pr(p, "continue;\n");
 	pr_dedent(p);

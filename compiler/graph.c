@@ -160,12 +160,6 @@ static const char *dlq_of(const Topology *t, const IrNode *n)
 	return NULL;
 }
 
-/* "<app>-<store>-changelog", as the runtime names it. */
-static char *changelog_of(const Topology *t, const Store *s)
-{
-	return xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", s->name);
-}
-
 /* Prints the label of an operator node (without quotes). */
 static void pr_label(Printer *p, const IrNode *n)
 {
@@ -275,7 +269,7 @@ char *graph_dot(const Program *prog, const char *path)
 		if (dlq_of(t, t->sources[i]))
 			pr_topic(&p, &seen, dlq_of(t, t->sources[i]), false, true);
 	for (int i = 0; i < t->nstores; i++)
-		pr_topic(&p, &seen, changelog_of(t, &t->stores[i]), true, false);
+		pr_topic(&p, &seen, t->stores[i].changelog, true, false);
 
 	for (int st = -1; st < t->nsubtopologies; st++) {
 		bool any = false;
@@ -321,7 +315,7 @@ char *graph_dot(const Program *prog, const char *path)
 			pr(&p, " [style=dashed, arrowhead=none];\n");
 			pr_store_id(&p, s);
 			pr(&p, " -> ");
-			pr_topic_id(&p, changelog_of(t, s));
+			pr_topic_id(&p, s->changelog);
 			pr(&p, " [style=dashed, label=\"changelog\"];\n");
 		}
 		if (dlq_of(t, n)) {

@@ -4,6 +4,7 @@
 #include "ir.h"
 
 #include <assert.h>
+#include <string.h>
 
 IrNode *ir_new(Topology *t, IrKind kind, Span span)
 {
@@ -34,26 +35,6 @@ void ir_link(IrNode *parent, IrNode *child)
 	child->parents[child->nparents++] = parent;
 }
 
-/* Marks every node reachable from n (down and, through merges, up). */
-static void flood(IrNode *n, int st)
-{
-	if (n->subtopology == st)
-		return;
-	n->subtopology = st;
-	for (int i = 0; i < n->nchildren; i++)
-		flood(n->children[i], st);
-	for (int i = 0; i < n->nparents; i++)
-		flood(n->parents[i], st);
-}
-
-void ir_assign_subtopologies(Topology *t)
-{
-	t->nsubtopologies = 0;
-	for (int i = 0; i < t->nsources; i++)
-		if (t->sources[i]->subtopology < 0)
-			flood(t->sources[i], t->nsubtopologies++);
-}
-
 const char *ir_kind_name(IrKind kind)
 {
 	static const char *const names[] = {
@@ -78,4 +59,29 @@ const char *format_name(Format f)
 {
 	static const char *names[] = { "bytes", "text", "json", "i32", "i64", "f64" };
 	return names[f];
+}
+
+/* Text for strings, i32/i64/f64 for those numbers, bytes for bytes, JSON for everything else. */
+Format format_default(Type *t)
+{
+	switch (type_strip(t)->kind) {
+	case TY_STRING: return FMT_TEXT;
+	case TY_BYTES: return FMT_BYTES;
+	case TY_I32: return FMT_I32;
+	case TY_I64: case TY_TIMESTAMP: case TY_DURATION: return FMT_I64;
+	case TY_F64: return FMT_F64;
+	default: return FMT_JSON;
+	}
+}
+
+/* Kafka's rule for topic names; sema checks the user's, the plan the internal ones. */
+bool topic_name_valid(const char *topic, size_t len)
+{
+	bool ok = len > 0 && len <= 249 && !(len == 1 && topic[0] == '.') && !(len == 2 && memcmp(topic, "..", 2) == 0);
+	for (size_t i = 0; ok && i < len; i++) {
+		char c = topic[i];
+		ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+		     c == '_' || c == '-';
+	}
+	return ok;
 }

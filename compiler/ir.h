@@ -1,11 +1,14 @@
 /*
- * ir.h - the topology graph: operators, sources, sinks and sub-topologies.
+ * ir.h - the topology graph: operators, sources, sinks and stores.
  *
- * Semantic analysis builds it while it type-checks stream expressions; code
- * generation fuses each source's chain of operators into one function.  A
- * node with several children fans out (a stream used twice); a node with
- * several parents (merge) becomes a segment function that every parent
- * calls directly.
+ * Semantic analysis builds the logical graph while it type-checks stream
+ * expressions: operators as written, with marks where the records must be
+ * repartitioned (IR_REPARTITION, needs_repartition) and where a node keeps
+ * a table (has_store).  The plan (plan.h) then makes it physical: it
+ * inserts the internal sink and source of every repartition topic, numbers
+ * the nodes, fills Topology.stores and the sub-topologies.  Code
+ * generation renders the planned graph; a node with several children fans
+ * out (a stream used twice).
  */
 #ifndef STOAT_IR_H
 #define STOAT_IR_H
@@ -35,7 +38,7 @@ typedef enum AggKind { AGG_COUNT, AGG_REDUCE, AGG_AGGREGATE } AggKind;
 
 struct IrNode {
 	IrKind kind;
-	int id;             /* creation order: stable names in generated code */
+	int id;             /* creation order (renumbered by the plan): stable names in generated code */
 	Span span;          /* the operator in the source */
 	Node *lambda;       /* the operator's function, if any */
 	Type *key, *val;    /* types of the records this node outputs */
@@ -44,35 +47,48 @@ struct IrNode {
 	IrNode **children;
 	int nchildren;
 	char *name;         /* the stream name bound to this node, if any */
-	int subtopology;
+	int subtopology;    /* set by the plan */
 
 	/* IR_SOURCE and IR_SINK */
 	char *topic;        /* NULL for a per-record sink topic (lambda) */
+	Span topic_span;    /* IR_SINK with a topic: where the program names it */
 	Format key_format, value_format;
-	bool internal;      /* a repartition topic's sink or source */
+	bool internal;      /* a repartition topic's sink or source (made by the plan) */
 	bool table;         /* this node's records are a table's changes (key, old, new) */
 	bool may_delete;    /* table: a change may delete its key (a null new value) */
 	bool grouped;       /* a grouped stream or table (IR_GROUP) */
 	bool group_table;   /* IR_GROUP: of a table's changes (aggregations need a subtractor) */
 	bool cogrouped;     /* IR_COGROUP: only aggregate(init) may follow */
 	bool change;        /* internal sink/source whose values are changes (old out, new in) */
-	bool has_store;     /* the node keeps a state store, topo->stores[store] */
+	bool has_store;     /* the node keeps a table in a state store, topo->stores[store] */
+	bool in_memory;     /* has_store: placed in memory (table name in memory = ...) */
 	bool key_changed;   /* the key changed since the sub-topology's source */
+	bool needs_repartition; /* the records must meet their key's partition first: the plan
+	                           inserts a repartition topic between this node and its parent */
+	const char *binding; /* has_store, repartitions: the stream or table being defined where
+	                        the node was written (names its store and topic), or NULL */
+	char *repartition_name; /* IR_REPARTITION: repartition("name"), or NULL */
+	Span repartition_name_span;
 	AggKind agg_kind;   /* IR_AGGREGATE */
 	Node *init;         /* IR_AGGREGATE: aggregate's initial value */
 	Node *subtractor;   /* IR_AGGREGATE of a grouped table: takes the old value out */
 	Node **adders;      /* IR_COGROUP: the adder of each parent, in parent order */
-	int store;          /* has_store: index into Topology.stores */
+	int store;          /* has_store: index into Topology.stores (set by the plan) */
 	IrNode *peer;       /* internal: the source of a sink, the sink of a source */
 	Policy policy;      /* IR_SOURCE */
 	char *dlq_topic;    /* IR_SOURCE with POLICY_DLQ */
 	int index;          /* position among sources / sinks */
 };
 
-/* A state store: one per aggregation or kept table, named after its table. */
+/*
+ * A state store: one per aggregation or kept table, named after its table.
+ * The plan makes them (plan.c:plan_stores), in node order.
+ */
 typedef struct Store {
 	char *name;
 	IrNode *node;      /* the node that writes it: its children are the store's downstream */
+	char *cname;       /* C identifier the plan's function names derive from (after_<cname>) */
+	char *changelog;   /* <app-id>-<name>-changelog, the topic the runtime restores it from */
 	bool in_memory;    /* placed in memory (table name in memory = ...) rather than RocksDB */
 } Store;
 
@@ -91,19 +107,21 @@ typedef struct Topology {
 	int nsources;
 	IrNode **sinks;
 	int nsinks;
-	Store *stores;
+	Store *stores;             /* filled by the plan */
 	int nstores;
-	int nsubtopologies;
+	int nsubtopologies;        /* set by the plan */
 } Topology;
 
 IrNode *ir_new(Topology *t, IrKind kind, Span span);
 void ir_link(IrNode *parent, IrNode *child);
-/* Groups sources connected through merges into sub-topologies. */
-void ir_assign_subtopologies(Topology *t);
 /* The kind's name in generated comments ("filter", "to", ...). */
 const char *ir_kind_name(IrKind kind);
 /* Whether stoatc graph draws nodes of this kind (IR_GROUP it draws through). */
 bool ir_kind_drawn(IrKind kind);
 const char *format_name(Format f);
+/* The format a topic carrying values of type t uses unless told otherwise. */
+Format format_default(Type *t);
+/* Would Kafka accept this topic name (1-249 of [a-zA-Z0-9._-], not . or ..)? */
+bool topic_name_valid(const char *topic, size_t len);
 
 #endif

@@ -6,6 +6,7 @@
  *   stoatc emit --header app.stoat -o dir/|file.h the C types, for extern sources
  *   stoatc check app.stoat                        diagnostics only
  *   stoatc graph app.stoat [-o x.dot|x.svg|x.png] the topology as a picture
+ *   stoatc plan  app.stoat                        the physical plan as text
  *
  * build and emit can also write a make rule naming the files the program
  * reads (-M, -MD, -MF, -MT, -MQ, -MP, as gcc's), and build can optimise with a
@@ -15,6 +16,7 @@
  * 3 a file could not be read or written, 4 the C compiler (or Graphviz)
  * failed, 5 the --pgo-train run failed.
  */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -29,6 +31,7 @@
 #include "codegen.h"
 #include "diag.h"
 #include "graph.h"
+#include "plan.h"
 #include "sema.h"
 #include "types.h"
 
@@ -47,6 +50,8 @@ static const char usage_text[] =
 	"  check FILE.stoat                            report diagnostics only\n"
 	"  graph FILE.stoat [-o FILE.dot|.svg|.png|.pdf]  the topology as Graphviz DOT (stdout\n"
 	"                                              without -o; other formats run Graphviz dot)\n"
+	"  plan  FILE.stoat                            the physical plan: sub-topologies, topics,\n"
+	"                                              stores and the pipeline functions, as text\n"
 	"\n"
 	"options:\n"
 	"  -o PATH                output binary, directory, .c file or picture\n"
@@ -90,8 +95,8 @@ static void usage_error(const char *fmt, const char *arg)
 	exit(EXIT_USAGE);
 }
 
-/* Parses and checks the file; returns NULL after reporting errors. */
-static Program *front_end(const char *path)
+/* Parses, checks and plans the file; returns NULL after reporting errors. */
+static Plan *front_end(const char *path)
 {
 	SourceFile *src = source_read(path);
 	if (!src) {
@@ -108,7 +113,7 @@ static Program *front_end(const char *path)
 	}
 	prog->file = parse_file(src);
 	int syntax_errors = diag.errors;
-	sema_check(prog);
+	Plan *plan = sema_check(prog) && diag.errors == 0 ? plan_build(prog) : NULL;
 	(void)syntax_errors;
 	if (diag.errors) {
 		fprintf(stderr, "%d error%s", diag.errors, diag.errors == 1 ? "" : "s");
@@ -117,7 +122,8 @@ static Program *front_end(const char *path)
 		fprintf(stderr, " generated.\n");
 		return NULL;
 	}
-	return prog;
+	assert(plan);
+	return plan;
 }
 
 /*
@@ -502,8 +508,8 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	bool is_build = strcmp(cmd, "build") == 0, is_emit = strcmp(cmd, "emit") == 0;
-	bool is_graph = strcmp(cmd, "graph") == 0;
-	if (!is_build && !is_emit && !is_graph && strcmp(cmd, "check") != 0)
+	bool is_graph = strcmp(cmd, "graph") == 0, is_plan = strcmp(cmd, "plan") == 0;
+	if (!is_build && !is_emit && !is_graph && !is_plan && strcmp(cmd, "check") != 0)
 		usage_error("unknown command '%s'", cmd);
 
 	const char *input = NULL, *output = NULL, *cflags = NULL;
@@ -615,11 +621,19 @@ int main(int argc, char **argv)
 	if (pgo_dir && !*pgo_dir)
 		usage_error("%s: the profile directory is empty", pgo_flag);
 
-	Program *prog = front_end(input);
-	if (!prog)
+	if (is_plan && output)
+		usage_error("%s: -o goes with build, emit and graph (the plan is written to stdout)", cmd);
+
+	Plan *plan = front_end(input);
+	if (!plan)
 		return EXIT_ERRORS;
+	Program *prog = plan->prog;
 	if (is_graph)
 		return graph_command(prog, input, output, verbose);
+	if (is_plan) {
+		fputs(plan_text(plan, input), stdout);
+		return fflush(stdout) == 0 ? EXIT_OK : EXIT_IO;
+	}
 	char *source_dir = dir_name(input);
 	const char **deps = xcalloc((size_t)(prog->nuser_externs + nextras + 1), sizeof *deps);
 	int ndeps = 0;
@@ -645,7 +659,7 @@ int main(int argc, char **argv)
 				return EXIT_OK;
 		}
 		CodegenOptions co = { .line_directives = line_directives, .output_name = path ? path : default_name };
-		char *c = header ? codegen_types_header(prog, &co) : codegen(prog, &co);
+		char *c = header ? codegen_types_header(prog, &co) : codegen(plan, &co);
 		if (!path) {
 			fputs(c, stdout);
 			return EXIT_OK;
@@ -714,7 +728,7 @@ int main(int argc, char **argv)
 		c_path = xasprintf("%s/%s%s.c", tmpdir, base, pgo != PGO_NONE ? ".stoat" : "");
 	}
 	CodegenOptions co = { .line_directives = line_directives, .output_name = c_path };
-	char *c = codegen(prog, &co);
+	char *c = codegen(plan, &co);
 	if (!write_file(c_path, c))
 		return EXIT_IO;
 	/* The types header beside the C, for extern sources (found through -I). */

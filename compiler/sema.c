@@ -1,7 +1,7 @@
 /*
  * sema.c - semantic analysis: the order of work, and what the items of a
  * file declare (symbols, record types, extern functions, formats, topics,
- * error policies, the app header).
+ * store placements, error policies, the app header).
  *
  * Order of work: declare record types (so they may refer to each other in
  * any order), resolve their fields, declare extern functions (prelude
@@ -378,19 +378,6 @@ bool parse_format(Node *f, Format *out)
 	return false;
 }
 
-/* The format a key or value of type t has when none is given. */
-Format default_format(Type *t)
-{
-	switch (type_strip(t)->kind) {
-	case TY_STRING: return FMT_TEXT;
-	case TY_BYTES: return FMT_BYTES;
-	case TY_I32: return FMT_I32;
-	case TY_I64: case TY_TIMESTAMP: case TY_DURATION: return FMT_I64;
-	case TY_F64: return FMT_F64;
-	default: return FMT_JSON;
-	}
-}
-
 /* Checks that format f can carry values of type t. */
 void check_format(Node *where, Format f, Type *t, const char *what)
 {
@@ -406,10 +393,37 @@ void check_format(Node *where, Format f, Type *t, const char *what)
 	}
 	if (!ok && s->kind != TY_ERROR) {
 		char hint[128];
-		snprintf(hint, sizeof hint, "%s values are written as %s", type_str(t), format_name(default_format(t)));
+		snprintf(hint, sizeof hint, "%s values are written as %s", type_str(t), format_name(format_default(t)));
 		error_hint(where->span, hint, "format %s cannot carry the %s type %s", format_name(f), what,
 		           type_str(t));
 	}
+}
+
+/*
+ * Sets where the store of the table `name` (node n) lives: `in memory` or
+ * `in rocksdb` (the default).  Only a table with a store of its own has
+ * one to place.
+ */
+void check_placement(Node *place, IrNode *n, const char *name)
+{
+	if (!place)
+		return;
+	bool memory = strcmp(place->name, "memory") == 0;
+	if (!memory && strcmp(place->name, "rocksdb") != 0) {
+		error_hint(place->span, "write 'in memory' (a hash map) or 'in rocksdb' (the default)",
+		           "unknown store placement '%s'", place->name);
+		return;
+	}
+	if (!n)
+		return;
+	if (!n->has_store || !n->binding || strcmp(n->binding, name) != 0) {
+		error_hint(place->span,
+		           "filter and map_values on a table, and a table bound to another's name, keep no state of "
+		           "their own; place the store of the table they come from",
+		           "table '%s' has no store of its own to place", name);
+		return;
+	}
+	n->in_memory = memory;
 }
 
 /* Reads an error policy (fail, skip, dlq "topic"); reports a bad one, which reads as fail. */
@@ -434,13 +448,7 @@ Policy parse_policy(Node *p)
 /* Reports a topic name Kafka would refuse (1-249 of [a-zA-Z0-9._-], not . or ..). */
 void check_topic_name(const char *topic, size_t len, Span span)
 {
-	bool ok = len > 0 && len <= 249 && strcmp(topic, ".") != 0 && strcmp(topic, "..") != 0;
-	for (size_t i = 0; ok && i < len; i++) {
-		char c = topic[i];
-		ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-		     c == '_' || c == '-';
-	}
-	if (!ok)
+	if (!topic_name_valid(topic, len))
 		error_hint(span, "Kafka topic names are 1 to 249 of a-z A-Z 0-9 . _ - (and not . or ..)",
 		           "invalid topic name");
 }
@@ -606,6 +614,5 @@ bool sema_check(Program *p)
 			           "declare one: stream name: K -> V from \"topic\" format json;",
 			           "the application reads no topic");
 	}
-	ir_assign_subtopologies(sema->topo);
 	return diag.errors == 0;
 }

@@ -3,7 +3,8 @@
  *
  * Checks the prelude (the standard library's extern declarations) and the
  * user's file together, annotates the AST (Node.type, Node.sym, ...) and
- * builds the topology graph (ir.h).  Every error is reported with its span;
+ * builds the logical topology graph (ir.h), which the plan (plan.h) makes
+ * physical.  Every error is reported with its span;
  * checking goes on after an error so that independent errors all show.
  */
 #ifndef STOAT_SEMA_H

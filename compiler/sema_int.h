@@ -3,7 +3,8 @@
  * them; the rest of the compiler includes sema.h).
  *
  *   sema.c         symbols and suggestions, record types, extern functions,
- *                  formats, topic names and error policies, the app header,
+ *                  formats, topic names, store placements and error
+ *                  policies, the app header,
  *                  the order of work (sema_check)
  *   sema_expr.c    expressions: names, fields, calls and overloads, records,
  *                  arrays, narrowing facts, lambdas
@@ -28,9 +29,8 @@ typedef struct Sema {
 	/* Path expressions (x, x.f.g) known to be non-null at this point (same_path). */
 	Node **facts;
 	int nfacts, capfacts;
-	/* The stream being defined (stream NAME = ...), to name repartition topics and stores. */
+	/* The stream being defined (stream NAME = ...): the plan names repartition topics and stores after it. */
 	const char *binding_name;
-	int repartitions;         /* repartition topics so far, for automatic names */
 } Sema;
 
 /* How an operator is written (ops.def's form column). */
@@ -69,13 +69,13 @@ Symbol *lookup_global(Sema *sema, const char *name, SymKind kind);
 void suggest_consider(Suggest *s, const char *candidate);
 char *did_you_mean(Suggest *s);
 
-/* sema.c: types, formats, topics, policies, stream names */
+/* sema.c: types, formats, topics, placements, policies, stream names */
 Type *resolve_type(Sema *sema, Node *te);
 bool parse_format(Node *f, Format *out);
-Format default_format(Type *t);
 void check_format(Node *where, Format f, Type *t, const char *what);
 void check_topic_name(const char *topic, size_t len, Span span);
 Policy parse_policy(Node *p);
+void check_placement(Node *place, IrNode *n, const char *name);
 bool define_stream(Sema *sema, const char *name, Span span, IrNode *ir, bool is_source);
 
 /* sema_expr.c */

@@ -5,10 +5,11 @@
  *
  * A step's row of ops.def says whether it exists and which records it may
  * follow (a stream, a table, a grouped stream or table, a cogroup); the
- * operator's own check types its function and makes its node.  The
- * physical decisions still taken here (repartition topics and their names,
- * the select_key + repartition under group_by, state stores and their
- * names) are kept together in one section.
+ * operator's own check types its function and makes its node.  The graph
+ * is the logical one: where records must be repartitioned (repartition(),
+ * a grouping or to_table after a key change) and which nodes keep a table
+ * are marks on the nodes; the plan (plan.c) names the topics and stores and
+ * inserts the internal sinks and sources.
  */
 #include "sema_int.h"
 
@@ -17,7 +18,6 @@
 #include <string.h>
 
 static IrNode *check_stream(Sema *sema, Node *e);
-static void add_store(Sema *sema, IrNode *n);
 
 /* ------------------------------------------------------------------ */
 /* The operator table                                                 */
@@ -189,6 +189,7 @@ static IrNode *check_sink(Sema *sema, IrNode *parent, Node *to)
 	if (target->kind == N_STR) {
 		target->type = ty_string;
 		sink->topic = xstrndup(target->str, target->len);
+		sink->topic_span = target->span;
 		check_topic_name(target->str, target->len, target->span);
 		for (int i = 0; i < sema->topo->nsources; i++)
 			if (strcmp(sema->topo->sources[i]->topic, sink->topic) == 0)
@@ -204,8 +205,8 @@ static IrNode *check_sink(Sema *sema, IrNode *parent, Node *to)
 		           "'to' needs a topic name or a function choosing one");
 		check_expr(sema, target, NULL);
 	}
-	sink->key_format = default_format(parent->key);
-	sink->value_format = default_format(parent->val);
+	sink->key_format = format_default(parent->key);
+	sink->value_format = format_default(parent->val);
 	if (to->fmt_key && parse_format(to->fmt_key, &sink->key_format))
 		check_format(to->fmt_key, sink->key_format, parent->key, "key");
 	if (to->fmt_value && parse_format(to->fmt_value, &sink->value_format))
@@ -356,6 +357,60 @@ static IrNode *check_record_op(Sema *sema, IrNode *parent, Node *step, const OpI
 	}
 	ir_link(parent, n);
 	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Repartitions and stores, marked for the plan                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * repartition([name]): the records go through an internal topic,
+ * partitioned by their (new) key; what follows is a new sub-topology
+ * reading it back.  Sema records the operator and its name; the plan
+ * names the topic and splits the graph there (plan.c:plan_repartitions).
+ */
+static IrNode *check_repartition(Sema *sema, IrNode *parent, Node *step)
+{
+	int nargs = node_list_len(step->list);
+	if (nargs > 1 || (nargs == 1 && step->list->kind != N_STR)) {
+		error_hint(step->span, "write repartition() or repartition(\"name\")",
+		           "repartition takes an optional topic name");
+		return NULL;
+	}
+	IrNode *n = ir_new(sema->topo, IR_REPARTITION, step->span);
+	ir_link(parent, n);
+	n->key = parent->key;
+	n->val = parent->val;
+	n->binding = sema->binding_name;
+	if (nargs == 1) {
+		n->repartition_name = xstrndup(step->list->str, step->list->len);
+		n->repartition_name_span = step->list->span;
+		step->list->type = ty_string;
+	}
+	return n;
+}
+
+/*
+ * Marks n as reading its records by their key's partition, as Kafka
+ * Streams does after a key change: the plan inserts the repartition topic
+ * between n and its parent, so n's key is the partition's again.
+ */
+static void need_repartition(Sema *sema, IrNode *n)
+{
+	n->needs_repartition = true;
+	n->binding = sema->binding_name;
+	n->key_changed = false;
+}
+
+/*
+ * Marks node n (an aggregation, or a table that keeps its values) as
+ * keeping a table, which the plan gives a state store named after the
+ * table being bound (table name = ...) (plan.c:plan_stores).
+ */
+static void add_store(Sema *sema, IrNode *n)
+{
+	n->has_store = true;
+	n->binding = sema->binding_name;
 }
 
 /* ------------------------------------------------------------------ */
@@ -541,84 +596,8 @@ static IrNode *check_cogroup(Sema *sema, Node *e)
 }
 
 /* ------------------------------------------------------------------ */
-/* Physical decisions: repartition topics and stores                  */
+/* Grouping and tables                                                */
 /* ------------------------------------------------------------------ */
-
-/*
- * repartition([name]): the records go through an internal topic,
- * <app-id>-<name>-repartition, partitioned by their (new) key; what follows
- * is a new sub-topology reading it back.  In the IR that is a sink in the
- * parent's pipeline and an internal source.
- */
-static IrNode *check_repartition(Sema *sema, IrNode *parent, Node *step)
-{
-	int nargs = node_list_len(step->list);
-	const char *name = NULL;
-	char auto_name[64];
-	Span at = step->span;
-	if (nargs > 1 || (nargs == 1 && step->list->kind != N_STR)) {
-		error_hint(step->span, "write repartition() or repartition(\"name\")",
-		           "repartition takes an optional topic name");
-		return NULL;
-	}
-	sema->repartitions++;
-	if (nargs == 1) {
-		name = xstrndup(step->list->str, step->list->len);
-		at = step->list->span;
-		step->list->type = ty_string;
-	} else if (sema->binding_name) {
-		name = sema->binding_name;
-	} else {
-		snprintf(auto_name, sizeof auto_name, "repartition-%d", sema->repartitions);
-		name = auto_name;
-	}
-	char *topic = xasprintf("%s-%s-repartition", sema->topo->app_id ? sema->topo->app_id : "app", name);
-	check_topic_name(topic, strlen(topic), at);
-	for (int i = 0; i < sema->topo->nsources; i++)
-		if (strcmp(sema->topo->sources[i]->topic, topic) == 0) {
-			error_hint(at, "give it another name: repartition(\"name\")",
-			           "the repartition topic \"%s\" is already used", topic);
-			return NULL;
-		}
-	IrNode *sink = ir_new(sema->topo, IR_SINK, step->span);
-	ir_link(parent, sink);
-	sink->key = parent->key;
-	sink->val = parent->val;
-	sink->topic = topic;
-	sink->internal = true;
-	sink->key_format = default_format(parent->key);
-	sink->value_format = default_format(parent->val);
-	IrNode *src = ir_new(sema->topo, IR_SOURCE, step->span);
-	src->key = parent->key;
-	src->val = parent->val;
-	src->topic = topic;
-	src->internal = true;
-	src->name = xasprintf("repartition_%d", src->index);
-	src->key_format = sink->key_format;
-	src->value_format = sink->value_format;
-	src->policy = POLICY_DEFAULT;
-	sink->peer = src;
-	src->peer = sink;
-	return src;
-}
-
-/*
- * Gives node n (an aggregation, or a table that keeps its values) a state
- * store, named after the table being bound (table name = ...) or store-N.
- */
-static void add_store(Sema *sema, IrNode *n)
-{
-	const char *name = sema->binding_name;
-	char auto_name[32];
-	if (!name) {
-		snprintf(auto_name, sizeof auto_name, "store-%d", sema->topo->nstores + 1);
-		name = auto_name;
-	}
-	n->store = sema->topo->nstores;
-	n->has_store = true;
-	sema->topo->stores = xrealloc(sema->topo->stores, sizeof *sema->topo->stores * (size_t)(sema->topo->nstores + 1));
-	sema->topo->stores[sema->topo->nstores++] = (Store){ .name = xstrdup(name), .node = n };
-}
 
 /*
  * group_by((k, v) => (key, value)) on a table: each change of the table is
@@ -649,16 +628,10 @@ static IrNode *check_regroup(Sema *sema, IrNode *parent, Node *step, int nargs)
 	/* Null keys and values are dropped (as Kafka Streams does) before the topic. */
 	rg->key = type_strip(t->key);
 	rg->val = type_strip(t->val);
-	Node fake = *step;
-	fake.list = NULL;
-	IrNode *src = check_repartition(sema, rg, &fake);
-	if (!src)
-		return NULL;
-	src->change = src->peer->change = true;
-	src->value_format = src->peer->value_format = FMT_BYTES;
-	IrNode *g = follow(sema, src, IR_GROUP, step->span);
+	IrNode *g = follow(sema, rg, IR_GROUP, step->span);
 	g->grouped = true;
 	g->group_table = true;
+	need_repartition(sema, g);
 	return g;
 }
 
@@ -672,20 +645,14 @@ static IrNode *check_to_table(Sema *sema, IrNode *parent, Node *step, const OpIn
 	assert(input_of(parent) == ON_STREAM);
 	if (!check_arity(op, step, nargs))
 		return NULL;
-	IrNode *from = parent;
-	if (from->key_changed) {
-		Node fake = *step;
-		fake.list = NULL;
-		from = check_repartition(sema, from, &fake);
-		if (!from)
-			return NULL;
-	}
 	IrNode *n = ir_new(sema->topo, IR_TO_TABLE, step->span);
-	ir_link(from, n);
-	n->key = type_strip(from->key);
-	n->val = type_strip(from->val);
+	ir_link(parent, n);
+	if (parent->key_changed)
+		need_repartition(sema, n);
+	n->key = type_strip(parent->key);
+	n->val = type_strip(parent->val);
 	n->table = true;
-	n->may_delete = from->val->kind == TY_NULLABLE;
+	n->may_delete = parent->val->kind == TY_NULLABLE;
 	add_store(sema, n);
 	return n;
 }
@@ -736,16 +703,11 @@ static IrNode *check_grouping(Sema *sema, IrNode *parent, Node *step, const OpIn
 		} else if (!check_arity(op, step, nargs)) {
 			return NULL;
 		}
-		if (from->key_changed) {
-			/* Records must meet their key's partition: repartition, as Kafka Streams does. */
-			Node fake = *step;
-			fake.list = NULL;
-			from = check_repartition(sema, from, &fake);
-			if (!from)
-				return NULL;
-		}
 		IrNode *g = follow(sema, from, IR_GROUP, step->span);
 		g->grouped = true;
+		/* Records must meet their key's partition: repartition, as Kafka Streams does. */
+		if (from->key_changed)
+			need_repartition(sema, g);
 		return g;
 	}
 	return check_aggregation(sema, parent, step, op, nargs);
@@ -864,33 +826,6 @@ static bool ends_in_effect(Node *e)
 /* ------------------------------------------------------------------ */
 
 /*
- * Sets where the store of the table `name` (node n) lives: `in memory` or
- * `in rocksdb` (the default).  Only a table with a store of its own has
- * one to place.
- */
-static void check_placement(Sema *sema, Node *place, IrNode *n, const char *name)
-{
-	if (!place)
-		return;
-	bool memory = strcmp(place->name, "memory") == 0;
-	if (!memory && strcmp(place->name, "rocksdb") != 0) {
-		error_hint(place->span, "write 'in memory' (a hash map) or 'in rocksdb' (the default)",
-		           "unknown store placement '%s'", place->name);
-		return;
-	}
-	if (!n)
-		return;
-	if (!n->has_store || strcmp(sema->topo->stores[n->store].name, name) != 0) {
-		error_hint(place->span,
-		           "filter and map_values on a table, and a table bound to another's name, keep no state of "
-		           "their own; place the store of the table they come from",
-		           "table '%s' has no store of its own to place", name);
-		return;
-	}
-	sema->topo->stores[n->store].in_memory = memory;
-}
-
-/*
  * table name: K -> V from "topic": the latest value per key, in a store
  * named after the table.  A null value (a tombstone) deletes its key, so
  * V itself is never null; records with a null key are dropped.
@@ -915,7 +850,7 @@ static void check_table_source(Sema *sema, Node *it, IrNode *src)
 	sema->binding_name = it->name;
 	add_store(sema, src);
 	sema->binding_name = NULL;
-	check_placement(sema, it->place, src, it->name);
+	check_placement(it->place, src, it->name);
 }
 
 /*
@@ -938,8 +873,8 @@ void check_source(Sema *sema, Node *it)
 			           "topic \"%s\" is already read by stream '%s'", src->topic, sema->topo->sources[i]->name);
 			break;
 		}
-	src->key_format = default_format(key);
-	src->value_format = default_format(val);
+	src->key_format = format_default(key);
+	src->value_format = format_default(val);
 	if (it->fmt_key && parse_format(it->fmt_key, &src->key_format))
 		check_format(it->fmt_key, src->key_format, key, "key");
 	if (it->fmt_value && parse_format(it->fmt_value, &src->value_format))
@@ -1032,7 +967,7 @@ void check_stream_def(Sema *sema, Node *it)
 		n = NULL;
 	}
 	if (it->place)
-		check_placement(sema, it->place, n, it->name);
+		check_placement(it->place, n, it->name);
 	if (n && n->kind == IR_SINK) {
 		error_hint(it->a->span, "'to' ends a pipeline; bind the stream before it",
 		           "stream '%s' is bound to a sink", it->name);

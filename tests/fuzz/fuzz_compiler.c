@@ -1,6 +1,6 @@
 /*
- * fuzz_compiler.c - libFuzzer target for the stoatc front end and code
- * generator.  Any input must give diagnostics or C, never a crash, a
+ * fuzz_compiler.c - libFuzzer target for the stoatc front end, planner and
+ * code generator.  Any input must give diagnostics or C, never a crash, a
  * sanitizer report or a hang.  Built with clang -fsanitize=fuzzer by
  * tests/fuzz/smoke; seeded with the golden tests.
  */
@@ -11,6 +11,7 @@
 #include "ast.h"
 #include "codegen.h"
 #include "diag.h"
+#include "plan.h"
 #include "sema.h"
 #include "types.h"
 
@@ -30,9 +31,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	SourceFile *src = source_from_string("fuzz.stoat", text);
 	src->len = size; /* may hold NUL bytes */
 	prog->file = parse_file(src);
-	if (sema_check(prog) && diag.errors == 0) {
+	Plan *plan = sema_check(prog) && diag.errors == 0 ? plan_build(prog) : NULL;
+	if (plan) {
 		CodegenOptions opts = { .line_directives = true, .output_name = "fuzz.c" };
-		codegen(prog, &opts);
+		codegen(plan, &opts);
 	}
 	xfree_all();
 	return 0;

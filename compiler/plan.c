@@ -1,0 +1,643 @@
+/*
+ * plan.c - the physical plan (see plan.h): repartition topics, stores,
+ * sub-topologies, pipelines and their C names, and `stoatc plan`'s text.
+ *
+ * Every name derives from source names, creation order and node ids, and
+ * every list is in node, source or store order, so the same program gives
+ * the same plan (and the same generated C).  The graph is renumbered after
+ * the repartition nodes are inserted, in the order the program is written
+ * (a repartition's sink and source where the repartition is), so node ids,
+ * and the generated names made of them (segment_<id>, k<id>), follow the
+ * text of the program.
+ */
+#include "plan.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "printer.h"
+
+/* ------------------------------------------------------------------ */
+/* Repartitions                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Replaces `from` among p's children by `to`, in the same position. */
+static void replace_child(IrNode *p, IrNode *from, IrNode *to)
+{
+	for (int i = 0; i < p->nchildren; i++)
+		if (p->children[i] == from) {
+			p->children[i] = to;
+			return;
+		}
+	assert(!"not a child");
+}
+
+/* Makes n's only parent `parent`. */
+static void set_parent(IrNode *n, IrNode *parent)
+{
+	n->parents = xrealloc(n->parents, sizeof *n->parents);
+	n->parents[0] = parent;
+	n->nparents = 1;
+}
+
+/*
+ * The sink that writes parent's records to the internal topic, in place of
+ * parent's child `at`; its records keep their types and take the formats
+ * a topic of those types defaults to.
+ */
+static IrNode *internal_sink(Topology *t, IrNode *parent, IrNode *at, char *topic)
+{
+	IrNode *sink = ir_new(t, IR_SINK, at->span);
+	sink->key = parent->key;
+	sink->val = parent->val;
+	sink->topic = topic;
+	sink->internal = true;
+	sink->key_format = format_default(parent->key);
+	sink->value_format = format_default(parent->val);
+	replace_child(parent, at, sink);
+	set_parent(sink, parent);
+	return sink;
+}
+
+/* Makes src the internal source reading back what sink writes. */
+static void make_internal_source(IrNode *src, IrNode *sink)
+{
+	src->kind = IR_SOURCE;
+	src->key = sink->key;
+	src->val = sink->val;
+	src->topic = sink->topic;
+	src->internal = true;
+	src->key_format = sink->key_format;
+	src->value_format = sink->value_format;
+	src->policy = POLICY_DEFAULT;
+	src->peer = sink;
+	sink->peer = src;
+}
+
+/*
+ * Names the topic of the count-th repartition (1-based, in node order) at
+ * node n: <app-id>-<name>-repartition, the name given to repartition(),
+ * else the stream or table being defined, else repartition-<count>.
+ * Reports a name Kafka would refuse, or one already taken by a topic the
+ * application reads (a source, or an earlier repartition).
+ */
+static char *repartition_topic(Topology *t, IrNode *n, int count, char **taken, int ntaken)
+{
+	char auto_name[32];
+	const char *name = n->repartition_name ? n->repartition_name : n->binding;
+	if (!name) {
+		snprintf(auto_name, sizeof auto_name, "repartition-%d", count);
+		name = auto_name;
+	}
+	Span at = n->repartition_name ? n->repartition_name_span : n->span;
+	char *topic = xasprintf("%s-%s-repartition", t->app_id ? t->app_id : "app", name);
+	if (!topic_name_valid(topic, strlen(topic)))
+		error_hint(at, "Kafka topic names are 1 to 249 of a-z A-Z 0-9 . _ - (and not . or ..)",
+		           "invalid topic name");
+	for (int i = 0; i < ntaken; i++)
+		if (strcmp(taken[i], topic) == 0) {
+			error_hint(at, "give it another name: repartition(\"name\")",
+			           "the repartition topic \"%s\" is already used", topic);
+			break;
+		}
+	return topic;
+}
+
+/*
+ * Puts the nodes in creation order as if each repartition's sink and
+ * source had been made where the repartition was written (sink, source,
+ * then the node that needed it), renumbers them, and rebuilds the source
+ * and sink lists in that order.  nplanned is the node count sema made.
+ */
+static void renumber(Topology *t, int nplanned)
+{
+	IrNode **order = xcalloc((size_t)t->nnodes, sizeof *order);
+	int n = 0;
+	for (int i = 0; i < nplanned; i++) {
+		IrNode *node = t->nodes[i];
+		if (node->kind == IR_SOURCE && node->internal) {
+			order[n++] = node->peer; /* was an IR_REPARTITION: its sink comes first */
+		} else if (node->needs_repartition) {
+			order[n++] = node->parents[0]->peer;
+			order[n++] = node->parents[0];
+		}
+		order[n++] = node;
+	}
+	assert(n == t->nnodes);
+	xfree(t->nodes);
+	t->nodes = order;
+	t->nsources = t->nsinks = 0;
+	for (int i = 0; i < n; i++) {
+		IrNode *node = t->nodes[i];
+		node->id = i;
+		if (node->kind == IR_SOURCE) {
+			node->index = t->nsources;
+			t->sources = xrealloc(t->sources, sizeof *t->sources * (size_t)(t->nsources + 1));
+			t->sources[t->nsources++] = node;
+		} else if (node->kind == IR_SINK) {
+			node->index = t->nsinks;
+			t->sinks = xrealloc(t->sinks, sizeof *t->sinks * (size_t)(t->nsinks + 1));
+			t->sinks[t->nsinks++] = node;
+		}
+	}
+}
+
+/*
+ * Inserts an internal sink and source for every repartition: an
+ * IR_REPARTITION node becomes the source (so what sema linked after it
+ * stays linked) with a sink before it; a node marked needs_repartition
+ * gets both between it and its parent.  The topic of a table's group_by
+ * carries changes (a flags byte and the value), as bytes.
+ */
+static void plan_repartitions(Topology *t)
+{
+	int nplanned = t->nnodes, count = 0;
+	char **taken = xcalloc((size_t)(t->nsources + nplanned), sizeof *taken);
+	int ntaken = 0;
+	for (int i = 0; i < t->nsources; i++)
+		taken[ntaken++] = t->sources[i]->topic;
+	for (int i = 0; i < nplanned; i++) {
+		IrNode *n = t->nodes[i];
+		if (n->kind != IR_REPARTITION && !n->needs_repartition)
+			continue;
+		assert(n->nparents == 1);
+		char *topic = repartition_topic(t, n, ++count, taken, ntaken);
+		taken[ntaken++] = topic;
+		IrNode *parent = n->parents[0];
+		IrNode *sink = internal_sink(t, parent, n, topic);
+		if (n->kind == IR_REPARTITION) {
+			n->parents = NULL;
+			n->nparents = 0;
+			make_internal_source(n, sink);
+			continue;
+		}
+		IrNode *src = ir_new(t, IR_SOURCE, n->span);
+		make_internal_source(src, sink);
+		src->children = xmalloc(sizeof *src->children);
+		src->children[0] = n;
+		src->nchildren = 1;
+		set_parent(n, src);
+		if (n->group_table) {
+			src->change = sink->change = true;
+			src->value_format = sink->value_format = FMT_BYTES;
+		}
+	}
+	xfree(taken);
+	renumber(t, nplanned);
+	for (int i = 0; i < t->nsources; i++)
+		if (t->sources[i]->internal)
+			t->sources[i]->name = xasprintf("repartition_%d", t->sources[i]->index);
+	/*
+	 * Writing into a repartition topic by hand mixes foreign records into
+	 * it.  As for user topics (sema), a sink is warned about when the
+	 * source reading its topic comes before it.
+	 */
+	for (int i = 0; i < t->nsinks; i++) {
+		IrNode *s = t->sinks[i];
+		for (int j = 0; !s->internal && s->topic && j < t->nsources; j++) {
+			IrNode *src = t->sources[j];
+			if (src->internal && src->id < s->id && strcmp(src->topic, s->topic) == 0) {
+				warning_at(s->topic_span, "topic \"%s\" is also read by stream '%s': records will loop",
+				           s->topic, src->name);
+				break;
+			}
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Stores and sub-topologies                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The C name of each store: its name with every character C does not
+ * allow in an identifier as '_'; "store-2" must not take the name of a
+ * table called store_2, so a changed name that another store has gets
+ * _<index>.
+ */
+static void name_stores(Topology *t)
+{
+	for (int i = 0; i < t->nstores; i++) {
+		char *s = xstrdup(t->stores[i].name);
+		for (char *c = s; *c; c++)
+			if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'))
+				*c = '_';
+		for (int j = 0; j < t->nstores; j++)
+			if (j != i && strcmp(s, t->stores[i].name) != 0 && strcmp(s, t->stores[j].name) == 0) {
+				s = xasprintf("%s_%d", s, i);
+				break;
+			}
+		t->stores[i].cname = s;
+	}
+}
+
+/*
+ * A store per node that keeps a table, in node order: named after the
+ * table being defined or store-<n>, with its changelog topic as the
+ * runtime names it and the placement the program chose.
+ */
+static void plan_stores(Topology *t)
+{
+	for (int i = 0; i < t->nnodes; i++) {
+		IrNode *n = t->nodes[i];
+		if (!n->has_store)
+			continue;
+		char *name = n->binding ? xstrdup(n->binding) : xasprintf("store-%d", t->nstores + 1);
+		n->store = t->nstores;
+		t->stores = xrealloc(t->stores, sizeof *t->stores * (size_t)(t->nstores + 1));
+		t->stores[t->nstores++] = (Store){
+			.name = name,
+			.node = n,
+			.changelog = xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", name),
+			.in_memory = n->in_memory,
+		};
+	}
+	name_stores(t);
+}
+
+/* Marks every node reachable from n (down and, through merges and cogroups, up). */
+static void flood(IrNode *n, int st)
+{
+	if (n->subtopology == st)
+		return;
+	n->subtopology = st;
+	for (int i = 0; i < n->nchildren; i++)
+		flood(n->children[i], st);
+	for (int i = 0; i < n->nparents; i++)
+		flood(n->parents[i], st);
+}
+
+/* Groups the sources connected through merges and cogroups into sub-topologies, in source order. */
+static void plan_subtopologies(Topology *t)
+{
+	t->nsubtopologies = 0;
+	for (int i = 0; i < t->nsources; i++)
+		if (t->sources[i]->subtopology < 0)
+			flood(t->sources[i], t->nsubtopologies++);
+}
+
+/* ------------------------------------------------------------------ */
+/* Pipelines                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Appends a pipeline (its steps and stores come later); returns its index. */
+static int add_pipeline(Plan *pl, PipelineKind kind, IrNode *entry, int store, char *cname)
+{
+	pl->pipelines = xrealloc(pl->pipelines, sizeof *pl->pipelines * (size_t)(pl->npipelines + 1));
+	pl->pipelines[pl->npipelines] = (Pipeline){
+		.kind = kind, .entry = entry, .store = store, .cname = cname, .subtopology = entry->subtopology,
+	};
+	return pl->npipelines++;
+}
+
+/*
+ * Adds n and what its function runs after it to pp's steps: a merge
+ * (past the entry) is a call of its segment, a store with downstream
+ * operators a call of its after_ function, and either ends the walk.
+ */
+static void walk_steps(const Plan *pl, Pipeline *pp, IrNode *n, int depth)
+{
+	bool entry = depth == 0;
+	int calls = -1;
+	if (n->kind == IR_MERGE && !entry)
+		calls = pl->entry_pipeline[n->id];
+	else if (n->has_store && n->nchildren > 0 && !(entry && pp->kind == PIPE_STORE_AFTER))
+		calls = pl->after_pipeline[n->store];
+	pp->steps = xrealloc(pp->steps, sizeof *pp->steps * (size_t)(pp->nsteps + 1));
+	pp->steps[pp->nsteps++] = (PlanStep){ .node = n, .depth = depth, .calls = calls };
+	if (calls >= 0)
+		return;
+	for (int i = 0; i < n->nchildren; i++)
+		walk_steps(pl, pp, n->children[i], depth + 1);
+}
+
+/*
+ * Marks in stores[] the stores that n and what follows it (through merges
+ * and store downstreams, up to sinks) write.
+ */
+static void collect_stores(IrNode *n, bool *seen, bool *stores)
+{
+	if (seen[n->id])
+		return;
+	seen[n->id] = true;
+	if (n->has_store)
+		stores[n->store] = true;
+	for (int i = 0; i < n->nchildren; i++)
+		collect_stores(n->children[i], seen, stores);
+}
+
+/* Fills pp->stores: what a record entering pp may write (after_/flush_: below the store). */
+static void pipeline_stores(const Topology *t, Pipeline *pp)
+{
+	if (t->nstores == 0)
+		return;
+	bool *seen = xcalloc((size_t)t->nnodes, sizeof *seen);
+	bool *stores = xcalloc((size_t)t->nstores, sizeof *stores);
+	if (pp->kind == PIPE_STORE_AFTER || pp->kind == PIPE_STORE_FLUSH) {
+		seen[pp->entry->id] = true;
+		for (int i = 0; i < pp->entry->nchildren; i++)
+			collect_stores(pp->entry->children[i], seen, stores);
+	} else {
+		collect_stores(pp->entry, seen, stores);
+	}
+	pp->stores = xcalloc((size_t)t->nstores, sizeof *pp->stores);
+	for (int i = 0; i < t->nstores; i++)
+		if (stores[i])
+			pp->stores[pp->nstores++] = i;
+	xfree(seen);
+	xfree(stores);
+}
+
+/*
+ * The pipeline breakers, each a C function: a segment per merge (called
+ * directly by every merged pipeline, so a record is never queued), a
+ * pipeline per source, and for a store with downstream operators an
+ * after_ function (called when the store passes an update on at once) and
+ * a flush_ function (for those its record cache held back).
+ */
+static void plan_pipelines(Plan *pl)
+{
+	Topology *t = pl->topo;
+	pl->entry_pipeline = xcalloc((size_t)t->nnodes, sizeof *pl->entry_pipeline);
+	for (int i = 0; i < t->nnodes; i++)
+		pl->entry_pipeline[i] = -1;
+	pl->after_pipeline = xcalloc((size_t)(t->nstores ? t->nstores : 1), sizeof *pl->after_pipeline);
+	pl->flush_pipeline = xcalloc((size_t)(t->nstores ? t->nstores : 1), sizeof *pl->flush_pipeline);
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i]->kind == IR_MERGE)
+			pl->entry_pipeline[i] =
+				add_pipeline(pl, PIPE_SEGMENT, t->nodes[i], -1, xasprintf("segment_%d", t->nodes[i]->id));
+	for (int i = 0; i < t->nsources; i++) {
+		IrNode *s = t->sources[i];
+		pl->entry_pipeline[s->id] = add_pipeline(pl, PIPE_SOURCE, s, -1, xasprintf("pipeline_%s", s->name));
+	}
+	for (int i = 0; i < t->nstores; i++) {
+		Store *st = &t->stores[i];
+		pl->after_pipeline[i] = pl->flush_pipeline[i] = -1;
+		if (st->node->nchildren == 0)
+			continue;
+		pl->after_pipeline[i] =
+			add_pipeline(pl, PIPE_STORE_AFTER, st->node, i, xasprintf("after_%s", st->cname));
+		pl->flush_pipeline[i] =
+			add_pipeline(pl, PIPE_STORE_FLUSH, st->node, i, xasprintf("flush_%s", st->cname));
+	}
+	for (int i = 0; i < pl->npipelines; i++) {
+		walk_steps(pl, &pl->pipelines[i], pl->pipelines[i].entry, 0);
+		pipeline_stores(t, &pl->pipelines[i]);
+	}
+}
+
+/* Appends x to the int list *v of length *n. */
+static void push_int(int **v, int *n, int x)
+{
+	*v = xrealloc(*v, sizeof **v * (size_t)(*n + 1));
+	(*v)[(*n)++] = x;
+}
+
+/* Appends x to the node list *v of length *n. */
+static void push_node(IrNode ***v, int *n, IrNode *x)
+{
+	*v = xrealloc(*v, sizeof **v * (size_t)(*n + 1));
+	(*v)[(*n)++] = x;
+}
+
+/* What each sub-topology holds, and the internal topics. */
+static void plan_summaries(Plan *pl)
+{
+	Topology *t = pl->topo;
+	pl->nsubtopologies = t->nsubtopologies;
+	pl->subtopologies = xcalloc((size_t)(t->nsubtopologies ? t->nsubtopologies : 1), sizeof *pl->subtopologies);
+	for (int i = 0; i < t->nsources; i++) {
+		SubTopology *st = &pl->subtopologies[t->sources[i]->subtopology];
+		push_node(&st->sources, &st->nsources, t->sources[i]);
+	}
+	for (int i = 0; i < t->nsinks; i++) {
+		SubTopology *st = &pl->subtopologies[t->sinks[i]->subtopology];
+		push_node(&st->sinks, &st->nsinks, t->sinks[i]);
+	}
+	for (int i = 0; i < t->nstores; i++) {
+		SubTopology *st = &pl->subtopologies[t->stores[i].node->subtopology];
+		push_int(&st->stores, &st->nstores, i);
+	}
+	/* In reading order: the sources' pipelines, the segments, then each store's after_ and flush_. */
+	for (int rank = 0; rank < 3; rank++)
+		for (int i = 0; i < pl->npipelines; i++) {
+			PipelineKind k = pl->pipelines[i].kind;
+			if ((k == PIPE_SOURCE ? 0 : k == PIPE_SEGMENT ? 1 : 2) == rank) {
+				SubTopology *st = &pl->subtopologies[pl->pipelines[i].subtopology];
+				push_int(&st->pipelines, &st->npipelines, i);
+			}
+		}
+	for (int i = 0; i < t->nsinks; i++)
+		if (t->sinks[i]->internal) {
+			pl->topics = xrealloc(pl->topics, sizeof *pl->topics * (size_t)(pl->ntopics + 1));
+			pl->topics[pl->ntopics++] = (InternalTopic){
+				.kind = t->sinks[i]->change ? TOPIC_CHANGES : TOPIC_REPARTITION,
+				.name = t->sinks[i]->topic,
+				.sink = t->sinks[i],
+				.source = t->sinks[i]->peer,
+				.store = -1,
+			};
+		}
+	for (int i = 0; i < t->nstores; i++) {
+		pl->topics = xrealloc(pl->topics, sizeof *pl->topics * (size_t)(pl->ntopics + 1));
+		pl->topics[pl->ntopics++] = (InternalTopic){
+			.kind = TOPIC_CHANGELOG, .name = t->stores[i].changelog, .store = i,
+		};
+	}
+}
+
+/* The phases in dependency order: stores after renumbering, pipelines after sub-topologies. */
+Plan *plan_build(Program *prog)
+{
+	int errors_before = diag.errors;
+	Plan *pl = xcalloc(1, sizeof *pl);
+	pl->prog = prog;
+	pl->topo = &prog->topo;
+	plan_repartitions(pl->topo);
+	if (diag.errors > errors_before)
+		return NULL;
+	plan_stores(pl->topo);
+	plan_subtopologies(pl->topo);
+	plan_pipelines(pl);
+	plan_summaries(pl);
+	return pl;
+}
+
+/* See plan.h; entry_pipeline is indexed by the planned ids. */
+const Pipeline *plan_entry(const Plan *plan, const IrNode *n)
+{
+	int i = plan->entry_pipeline[n->id];
+	return i < 0 ? NULL : &plan->pipelines[i];
+}
+
+/* See plan.h. */
+const Pipeline *plan_store_after(const Plan *plan, int store)
+{
+	int i = plan->after_pipeline[store];
+	return i < 0 ? NULL : &plan->pipelines[i];
+}
+
+/* See plan.h. */
+const Pipeline *plan_store_flush(const Plan *plan, int store)
+{
+	int i = plan->flush_pipeline[store];
+	return i < 0 ? NULL : &plan->pipelines[i];
+}
+
+/* ------------------------------------------------------------------ */
+/* stoatc plan                                                         */
+/* ------------------------------------------------------------------ */
+
+/* The file name without its directories, so the text does not depend on where stoatc ran. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* ", on error skip" (or fail, or dlq "topic") for a source with a policy of its own. */
+static void pr_policy(Printer *p, const IrNode *src)
+{
+	if (src->policy == POLICY_FAIL)
+		pr(p, ", on error fail");
+	else if (src->policy == POLICY_SKIP)
+		pr(p, ", on error skip");
+	else if (src->policy == POLICY_DLQ)
+		pr(p, ", on error dlq \"%s\"", src->dlq_topic);
+}
+
+/* A sub-topology's source: name, topic, formats, types and what is special about it. */
+static void pr_source(Printer *p, const Topology *t, const IrNode *s)
+{
+	pr(p, "  %s %s <- \"%s\" (%s, %s): %s -> %s", s->table ? "table" : "source", s->name, s->topic,
+	   format_name(s->key_format), format_name(s->value_format), type_str(s->key), type_str(s->val));
+	if (s->internal)
+		pr(p, ", internal%s", s->change ? ", changes" : "");
+	if (s->has_store)
+		pr(p, ", store %s", t->stores[s->store].name);
+	pr_policy(p, s);
+	pr(p, "\n");
+}
+
+/* A sub-topology's sink: its topic (or per record) and formats. */
+static void pr_sink(Printer *p, const IrNode *s)
+{
+	if (s->topic)
+		pr(p, "  sink -> \"%s\" (%s, %s)", s->topic, format_name(s->key_format), format_name(s->value_format));
+	else
+		pr(p, "  sink -> (per record) (%s, %s)", format_name(s->key_format), format_name(s->value_format));
+	if (s->internal)
+		pr(p, ", internal%s", s->change ? ", changes" : "");
+	pr(p, "\n");
+}
+
+/* One step of a pipeline: the operator, the store it writes, the function it calls. */
+static void pr_step(Printer *p, const Plan *pl, const Pipeline *pp, const PlanStep *step)
+{
+	const Topology *t = pl->topo;
+	const IrNode *n = step->node;
+	pr(p, "    %*s", step->depth * 2, "");
+	bool store_entry = step->depth == 0 && (pp->kind == PIPE_STORE_AFTER || pp->kind == PIPE_STORE_FLUSH);
+	if (store_entry) {
+		pr(p, "%s of store %s", pp->kind == PIPE_STORE_AFTER ? "changes" : "held-back changes",
+		   t->stores[n->store].name);
+	} else {
+		switch (n->kind) {
+		case IR_SOURCE:
+			pr(p, "%s %s", n->table ? "table" : "source", n->name);
+			break;
+		case IR_SINK:
+			if (n->internal)
+				pr(p, "%s -> \"%s\"", n->change ? "changes" : "repartition", n->topic);
+			else if (n->topic)
+				pr(p, "to \"%s\"", n->topic);
+			else
+				pr(p, "to (per record)");
+			break;
+		case IR_BRANCH:
+			pr(p, "branch %s%s", n->name, n->lambda ? "" : " (default)");
+			break;
+		case IR_GROUP:
+			pr(p, "group%s", n->group_table ? " (table)" : "");
+			break;
+		case IR_AGGREGATE:
+			pr(p, "%s", n->agg_kind == AGG_COUNT ? "count" : n->agg_kind == AGG_REDUCE ? "reduce" : "aggregate");
+			break;
+		default:
+			pr(p, "%s%s", n->table && n->kind != IR_TO_TABLE ? "table " : "", ir_kind_name(n->kind));
+		}
+		if (n->has_store)
+			pr(p, ", store %s", t->stores[n->store].name);
+	}
+	if (step->calls >= 0)
+		pr(p, " -> %s", pl->pipelines[step->calls].cname);
+	pr(p, " [line %d]\n", n->span.line);
+}
+
+/* A pipeline: its function, the stores it may write, and its steps. */
+static void pr_pipeline(Printer *p, const Plan *pl, const Pipeline *pp)
+{
+	pr(p, "  pipeline %s", pp->cname);
+	for (int i = 0; i < pp->nstores; i++)
+		pr(p, "%s%s", i ? ", " : pp->nstores == 1 ? " (writes store " : " (writes stores ",
+		   pl->topo->stores[pp->stores[i]].name);
+	pr(p, "%s\n", pp->nstores ? ")" : "");
+	for (int i = 0; i < pp->nsteps; i++)
+		pr_step(p, pl, pp, &pp->steps[i]);
+}
+
+/* One internal topic: what it carries and between which sub-topologies. */
+static void pr_topic(Printer *p, const Plan *pl, const InternalTopic *it)
+{
+	switch (it->kind) {
+	case TOPIC_REPARTITION:
+	case TOPIC_CHANGES:
+		pr(p, "  %s: %s, sub-topology %d -> %d (%s, %s)\n", it->name,
+		   it->kind == TOPIC_CHANGES ? "changes of a table's group_by" : "repartition", it->sink->subtopology,
+		   it->source->subtopology, format_name(it->sink->key_format), format_name(it->sink->value_format));
+		break;
+	case TOPIC_CHANGELOG: {
+		const Store *st = &pl->topo->stores[it->store];
+		pr(p, "  %s: changelog of store %s, sub-topology %d\n", it->name, st->name, st->node->subtopology);
+		break;
+	}
+	}
+}
+
+/*
+ * The header line (application settings), each sub-topology with its
+ * sources, sinks, stores and pipelines, then the internal topics.
+ */
+char *plan_text(const Plan *pl, const char *path)
+{
+	const Topology *t = pl->topo;
+	Printer p;
+	pr_init(&p);
+	pr(&p, "application \"%s\" (%s): %s, commit interval %lld ms, on error ", t->app_id, base_name(path),
+	   t->guarantee ? "exactly_once" : "at_least_once", (long long)t->commit_interval_ms);
+	if (t->on_error == POLICY_DLQ)
+		pr(&p, "dlq \"%s\"\n", t->dlq_topic);
+	else
+		pr(&p, "%s\n", t->on_error == POLICY_SKIP ? "skip" : "fail");
+	for (int i = 0; i < pl->nsubtopologies; i++) {
+		const SubTopology *st = &pl->subtopologies[i];
+		pr(&p, "\nsub-topology %d\n", i);
+		for (int j = 0; j < st->nsources; j++)
+			pr_source(&p, t, st->sources[j]);
+		for (int j = 0; j < st->nsinks; j++)
+			pr_sink(&p, st->sinks[j]);
+		for (int j = 0; j < st->nstores; j++) {
+			const Store *s = &t->stores[st->stores[j]];
+			pr(&p, "  store %s: %s, changelog \"%s\"\n", s->name, s->in_memory ? "in memory" : "rocksdb",
+			   s->changelog);
+		}
+		for (int j = 0; j < st->npipelines; j++)
+			pr_pipeline(&p, pl, &pl->pipelines[st->pipelines[j]]);
+	}
+	pr(&p, "\ninternal topics%s\n", pl->ntopics ? "" : ": none");
+	for (int i = 0; i < pl->ntopics; i++)
+		pr_topic(&p, pl, &pl->topics[i]);
+	return p.buf;
+}
