@@ -129,6 +129,8 @@ void emit_children(Gen *g, IrNode *n, CVar *k, CVar *v);
 void emit_node(Gen *g, IrNode *n, CVar *k, CVar *v);
 void emit_pipeline(Gen *g, const Pipeline *pp, Printer *p);
 void emit_segment(Gen *g, const Pipeline *pp, Printer *p);
+/* Closes a function's loop over its batch (with the fail: label when with_fail). */
+void emit_batch_loop_end(Printer *p, bool with_fail);
 void reset_function(Gen *g, Printer *body, bool in_segment);
 
 /* codegen_table.c */

@@ -354,6 +354,28 @@ static void emit_decode_var(Gen *g, Type *t, Format f, const char *role, const c
 	pr_nested(g->out, "%s;\n", fail_stmt(g));
 }
 
+/*
+ * Closes a function's loop over its batch of records, and the function:
+ * with_fail, the record's body ends in `continue` and a record that failed
+ * goes to its policy at `fail:` (which may stop the batch).  Every
+ * pipeline-like function ends this way, so the label reads the same.
+ */
+void emit_batch_loop_end(Printer *p, bool with_fail)
+{
+	if (with_fail) {
+		pr(p, "continue;\n");
+		pr_dedent(p);
+		pr(p, "fail:\n");
+		pr_indent(p);
+		pr(p, "if (!stoat_record_failed(cx))\n");
+		pr_nested(p, "return;\n");
+	}
+	pr_dedent(p);
+	pr(p, "}\n");
+	pr_dedent(p);
+	pr(p, "}\n\n");
+}
+
 /* The function a source's records enter by (pp, of the plan): decode, then the operators. */
 void emit_pipeline(Gen *g, const Pipeline *pp, Printer *p)
 {
@@ -398,18 +420,7 @@ void emit_pipeline(Gen *g, const Pipeline *pp, Printer *p)
 	pr(p, "const stoat_msg *m = &msgs[i];\n");
 	pr(p, "stoat_record_begin(cx, m);\n");
 	pr_raw(p, body.buf, body.len);
-	if (g->uses_fail) {
-		pr(p, "continue;\n");
-		pr_dedent(p);
-		pr(p, "fail:\n");
-		pr_indent(p);
-		pr(p, "if (!stoat_record_failed(cx))\n");
-		pr_nested(p, "return;\n");
-	}
-	pr_dedent(p);
-	pr(p, "}\n");
-	pr_dedent(p);
-	pr(p, "}\n\n");
+	emit_batch_loop_end(p, g->uses_fail);
 	pr_free(&body);
 }
 

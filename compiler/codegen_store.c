@@ -53,19 +53,6 @@ bool store_helper(HelperKind kind)
 	return codec_of(kind) != NULL;
 }
 
-/* The scalar name in the runtime's stoat_val_* / stoat_key_* functions, or NULL. */
-static const char *scalar_layout_name(Type *t)
-{
-	switch (t->kind) {
-	case TY_BOOL: return "bool";
-	case TY_I32: return "i32";
-	case TY_I64: case TY_TIMESTAMP: case TY_DURATION: return "i64";
-	case TY_F64: return "f64";
-	case TY_STRING: case TY_BYTES: return "str";
-	default: return NULL;
-	}
-}
-
 /* Whether reading a t back in codec c needs the context (for the arena). */
 static bool get_uses_cx(const Codec *c, Type *t)
 {
@@ -75,7 +62,7 @@ static bool get_uses_cx(const Codec *c, Type *t)
 /* The call appending the t at lvalue x (inline for scalars). */
 static char *put_call(const Codec *c, Type *t, const char *x)
 {
-	const char *s = scalar_layout_name(t);
+	const char *s = type_runtime_scalar(t);
 	if (s)
 		return xasprintf("stoat_%s_put_%s(b, %s)", c->prefix, s, x);
 	return xasprintf("%s(b, &%s)", helper_name(c->put, t, FMT_JSON), x);
@@ -84,7 +71,7 @@ static char *put_call(const Codec *c, Type *t, const char *x)
 /* The call reading a t from reader (a stoat_val_reader *) into *dst; true on success. */
 static char *get_call(const Codec *c, Type *t, const char *reader, const char *dst)
 {
-	const char *s = scalar_layout_name(t);
+	const char *s = type_runtime_scalar(t);
 	if (!s)
 		return xasprintf("%s(cx, %s, %s)", helper_name(c->get, t, FMT_JSON), reader, dst);
 	if (c->strings_in_arena && (t->kind == TY_STRING || t->kind == TY_BYTES))

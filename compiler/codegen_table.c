@@ -697,14 +697,5 @@ void emit_store_flush(Gen *g, const Pipeline *pp, Printer *p)
 	}
 	pr(p, "if (!%s(cx, key, old_v, new_v))\n", after);
 	pr_nested(p, "goto fail;\n");
-	pr(p, "continue;\n");
-	pr_dedent(p);
-	pr(p, "fail:\n");
-	pr_indent(p);
-	pr(p, "if (!stoat_record_failed(cx))\n");
-	pr_nested(p, "return;\n");
-	pr_dedent(p);
-	pr(p, "}\n");
-	pr_dedent(p);
-	pr(p, "}\n\n");
+	emit_batch_loop_end(p, true);
 }

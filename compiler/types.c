@@ -231,8 +231,12 @@ const char *type_mangle(Type *t)
 	return t->mangled;
 }
 
-/* The runtime's name for arrays and nullables of scalars, or NULL. */
-static const char *runtime_scalar_suffix(Type *t)
+/*
+ * The runtime's name for a scalar type, or NULL: the suffix of its arrays
+ * and nullables (stoat_arr_i64, stoat_opt_str) and of the store layouts'
+ * stoat_val_* / stoat_key_* functions.
+ */
+const char *type_runtime_scalar(const Type *t)
 {
 	switch (t->kind) {
 	case TY_BOOL: return "bool";
@@ -257,12 +261,12 @@ const char *type_c(Type *t)
 	case TY_STRING: case TY_BYTES: return "stoat_str";
 	case TY_RECORD: t->c_name = t->rec->anonymous ? t->rec->name : (char *)c_safe_type_name(t->rec->name); break;
 	case TY_ARRAY: {
-		const char *s = runtime_scalar_suffix(t->elem);
+		const char *s = type_runtime_scalar(t->elem);
 		t->c_name = s ? xasprintf("stoat_arr_%s", s) : xasprintf("arr_%s", type_mangle(t->elem));
 		break;
 	}
 	case TY_NULLABLE: {
-		const char *s = runtime_scalar_suffix(t->elem);
+		const char *s = type_runtime_scalar(t->elem);
 		t->c_name = s ? xasprintf("stoat_opt_%s", s) : xasprintf("opt_%s", type_mangle(t->elem));
 		break;
 	}

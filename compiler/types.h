@@ -89,5 +89,8 @@ const char *type_str(Type *t);
 const char *type_mangle(Type *t);
 /* The C type: "stoat_str", "int64_t", "PageView", "stoat_opt_i64". */
 const char *type_c(Type *t);
+/* The runtime's name for a scalar ("i64", "str", ...): the suffix of
+ * stoat_arr_*, stoat_opt_* and the store layouts' functions; NULL otherwise. */
+const char *type_runtime_scalar(const Type *t);
 
 #endif
