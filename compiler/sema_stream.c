@@ -169,9 +169,21 @@ static void report_unknown_operator(Node *step)
 	if (find_operator(name))
 		sg.best = NULL; /* to, split or cogroup, written as a step: the list shows how they are written */
 	char *hint = did_you_mean(&sg);
-	error_hint(step->name_span,
-	           hint ? hint : "operators: filter, filter_not, map, map_values, flat_map, flat_map_values, select_key, peek, merge, split, to",
-	           "unknown operator '%s'", name);
+	if (!hint) {
+		/* Every operator that can follow |>, in the table's order. */
+		size_t len = sizeof "operators:";
+		for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++)
+			len += strlen(operators[i].name) + 2;
+		hint = xmalloc(len);
+		strcpy(hint, "operators:");
+		const char *sep = " ";
+		for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++)
+			if (operators[i].form != FORM_CALL) {
+				strcat(strcat(hint, sep), operators[i].name);
+				sep = ", ";
+			}
+	}
+	error_hint(step->name_span, hint, "unknown operator '%s'", name);
 }
 
 /* ------------------------------------------------------------------ */
