@@ -131,6 +131,8 @@ void emit_pipeline(Gen *g, const Pipeline *pp, Printer *p);
 void emit_segment(Gen *g, const Pipeline *pp, Printer *p);
 /* Closes a function's loop over its batch (with the fail: label when with_fail). */
 void emit_batch_loop_end(Printer *p, bool with_fail);
+/* (void)x; for each of a function's parameters that nothing used. */
+void emit_unused_params(Printer *p, CVar **params, int n);
 void reset_function(Gen *g, Printer *body, bool in_segment);
 
 /* codegen_table.c */

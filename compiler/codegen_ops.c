@@ -425,7 +425,7 @@ void emit_pipeline(Gen *g, const Pipeline *pp, Printer *p)
 }
 
 /* Writes (void)x; for each parameter nothing in the function referred to. */
-static void emit_unused_params(Printer *p, CVar **params, int n)
+void emit_unused_params(Printer *p, CVar **params, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (!params[i]->used)

@@ -649,9 +649,7 @@ void emit_store_after(Gen *g, const Pipeline *pp, Printer *p)
 	pr(p, " * else by %s.  Returns false when the record failed.\n */\n", plan_store_flush(g->plan, pp->store)->cname);
 	pr(p, "static bool %s(stoat_ctx *cx, %s key, %s old_v, %s new_v)\n{\n", pp->cname, type_c(n->key), vt, vt);
 	pr_indent(p);
-	for (int i = 0; i < 3; i++)
-		if (!params[i]->used)
-			pr(p, "(void)%s;\n", params[i]->c);
+	emit_unused_params(p, params, 3);
 	if (body.buf)
 		pr_raw(p, body.buf, body.len);
 	pr(p, "return true;\n");
