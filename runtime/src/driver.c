@@ -12,6 +12,26 @@
 #include <stdio.h>
 #include <string.h>
 
+
+/* A context for app under d: see driver.h. */
+void stoat_ctx_init(stoat_ctx *cx, const stoat_app *app, stoat_driver *d)
+{
+	memset(cx, 0, sizeof *cx);
+	stoat_arena_init(&cx->arena);
+	stoat_buf_init(&cx->key_buf);
+	stoat_buf_init(&cx->value_buf);
+	cx->app = app;
+	cx->driver = d;
+}
+
+/* Frees a context's arena and buffers. */
+void stoat_ctx_free(stoat_ctx *cx)
+{
+	stoat_arena_free(&cx->arena);
+	stoat_buf_free(&cx->key_buf);
+	stoat_buf_free(&cx->value_buf);
+}
+
 /*
  * The policy for a failed record: the command line's --on-error, else the
  * source's own, else the application's, else fail.

@@ -76,6 +76,18 @@ struct stoat_driver {
 enum { STOAT_SKIP_WARN_FIRST = 100, STOAT_SKIP_WARN_EVERY = 1000 };
 
 /* ------------------------------------------------------------------ */
+/* Task contexts (driver.c)                                            */
+/* ------------------------------------------------------------------ */
+
+/* Clears cx and gives it an empty arena and key/value buffers, for app
+ * under driver d (NULL: none).  Every context a driver runs records in
+ * starts here. */
+void stoat_ctx_init(stoat_ctx *cx, const stoat_app *app, stoat_driver *d);
+
+/* Frees what stoat_ctx_init gave cx. */
+void stoat_ctx_free(stoat_ctx *cx);
+
+/* ------------------------------------------------------------------ */
 /* Policies and dead letters (driver.c)                                */
 /* ------------------------------------------------------------------ */
 

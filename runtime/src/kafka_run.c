@@ -287,12 +287,8 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	k->tasks = stoat_xcalloc(1, app->source_count * sizeof *k->tasks);
 	for (size_t i = 0; i < app->source_count; i++) {
 		stoat_ctx *cx = &k->tasks[i];
-		stoat_arena_init(&cx->arena);
-		stoat_buf_init(&cx->key_buf);
-		stoat_buf_init(&cx->value_buf);
-		cx->app = app;
+		stoat_ctx_init(cx, app, &k->driver);
 		cx->source = &app->sources[i];
-		cx->driver = &k->driver;
 	}
 	k->rkmsgs = stoat_xcalloc(1, opt->batch_max * sizeof *k->rkmsgs);
 	k->batch = stoat_xcalloc(1, opt->batch_max * sizeof *k->batch);
@@ -410,11 +406,8 @@ out:
 		stoat_print_summary(stderr, &k->driver, &total);
 		if (opt->stats)
 			kafka_log(k, "commits %" PRIu64 ", aborted transactions %" PRIu64, k->commits, k->aborts);
-		for (size_t i = 0; i < app->source_count; i++) {
-			stoat_arena_free(&k->tasks[i].arena);
-			stoat_buf_free(&k->tasks[i].key_buf);
-			stoat_buf_free(&k->tasks[i].value_buf);
-		}
+		for (size_t i = 0; i < app->source_count; i++)
+			stoat_ctx_free(&k->tasks[i]);
 	}
 	for (size_t i = 0; i < k->part_count; i++)
 		free(k->parts[i].topic);

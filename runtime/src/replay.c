@@ -148,25 +148,6 @@ struct stoat_replay {
 	char *state_dir;       /* the temporary RocksDB directory, removed at exit */
 };
 
-/* Sets up a context for a task or a parser. */
-static void ctx_init(stoat_ctx *cx, const stoat_app *app, stoat_driver *d)
-{
-	memset(cx, 0, sizeof *cx);
-	stoat_arena_init(&cx->arena);
-	stoat_buf_init(&cx->key_buf);
-	stoat_buf_init(&cx->value_buf);
-	cx->app = app;
-	cx->driver = d;
-}
-
-/* Frees what a context owns. */
-static void ctx_free(stoat_ctx *cx)
-{
-	stoat_arena_free(&cx->arena);
-	stoat_buf_free(&cx->key_buf);
-	stoat_buf_free(&cx->value_buf);
-}
-
 /* FNV-1a, for the topic-name index. */
 static uint64_t fnv1a(stoat_str s)
 {
@@ -656,10 +637,10 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 	r->app = app;
 	r->opt = opt;
 	stoat_buf_init(&r->out);
-	ctx_init(&r->check_cx, app, &r->driver);
+	stoat_ctx_init(&r->check_cx, app, &r->driver);
 	r->tasks = stoat_xcalloc(app->source_count, sizeof *r->tasks);
 	for (size_t i = 0; i < app->source_count; i++) {
-		ctx_init(&r->tasks[i], app, &r->driver);
+		stoat_ctx_init(&r->tasks[i], app, &r->driver);
 		r->tasks[i].source = &app->sources[i];
 	}
 	r->batch = stoat_xcalloc(opt->batch_max, sizeof *r->batch);
@@ -685,9 +666,9 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 		replay_input *in = &r->inputs[opened];
 		in->path = opt->inputs[opened];
 		in->next_line_no = 1;
-		ctx_init(&in->pcx, app, &r->driver);
+		stoat_ctx_init(&in->pcx, app, &r->driver);
 		if (!input_open(in)) {
-			ctx_free(&in->pcx);
+			stoat_ctx_free(&in->pcx);
 			status = STOAT_EXIT_IO;
 			break;
 		}
@@ -727,12 +708,12 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 
 	for (size_t i = 0; i < opened; i++) {
 		input_close(&r->inputs[i]);
-		ctx_free(&r->inputs[i].pcx);
+		stoat_ctx_free(&r->inputs[i].pcx);
 	}
 	for (size_t i = 0; i < app->source_count; i++)
-		ctx_free(&r->tasks[i]);
+		stoat_ctx_free(&r->tasks[i]);
 	replay_state_close(r);
-	ctx_free(&r->check_cx);
+	stoat_ctx_free(&r->check_cx);
 	for (size_t i = 0; i < r->topic_count; i++)
 		free(r->topics[i].name);
 	free(r->topics);

@@ -149,11 +149,7 @@ stoat_state *stoat_state_open(const stoat_app *app, stoat_driver *d, const stoat
 	}
 	stoat_arena_init(&st->cache.arena);
 	stoat_ctx *fcx = &st->flush_cx;
-	stoat_arena_init(&fcx->arena);
-	stoat_buf_init(&fcx->key_buf);
-	stoat_buf_init(&fcx->value_buf);
-	fcx->app = app;
-	fcx->driver = d;
+	stoat_ctx_init(fcx, app, d);
 	fcx->source = app->source_count ? &app->sources[0] : NULL;
 	return st;
 }
@@ -187,9 +183,7 @@ void stoat_state_close(stoat_state *st)
 	free(st->cache.index);
 	stoat_arena_free(&st->cache.arena);
 	stoat_rocks_close(st->db);
-	stoat_arena_free(&st->flush_cx.arena);
-	stoat_buf_free(&st->flush_cx.key_buf);
-	stoat_buf_free(&st->flush_cx.value_buf);
+	stoat_ctx_free(&st->flush_cx);
 	free(st->updates);
 	free(st->update_stores);
 	free(st->parts);
