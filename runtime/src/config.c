@@ -28,26 +28,35 @@
 #include "rocks.h"
 #include "state.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
-/* Adds or replaces a librdkafka property. */
-static void set_prop(stoat_kafka_options *opt, const char *name, const char *value)
+#include <librdkafka/rdkafka.h>
+#include <yaml.h>
+
+/* Adds or replaces a librdkafka property; where is its origin (see kafka.h). */
+static void set_prop(stoat_kafka_options *opt, const char *name, const char *value, const char *where)
 {
 	for (size_t i = 0; i < opt->prop_count; i++)
 		if (strcmp(opt->props[i].name, name) == 0) {
 			free(opt->props[i].value);
-			opt->props[i].value = stoat_xstrndup(value, strlen(value));
+			free(opt->props[i].where);
+			opt->props[i].value = stoat_xstrdup(value);
+			opt->props[i].where = stoat_xstrdup(where);
 			return;
 		}
 	stoat_kafka_prop *p = stoat_xrealloc(opt->props, opt->prop_count + 1, sizeof *p);
 	opt->props = p;
-	p[opt->prop_count].name = stoat_xstrndup(name, strlen(name));
-	p[opt->prop_count].value = stoat_xstrndup(value, strlen(value));
+	p[opt->prop_count].name = stoat_xstrdup(name);
+	p[opt->prop_count].value = stoat_xstrdup(value);
+	p[opt->prop_count].where = stoat_xstrdup(where);
 	opt->prop_count++;
 }
 
@@ -76,13 +85,31 @@ static bool parse_duration_ms(const char *s, int64_t *out)
 	return true;
 }
 
+/* The settings apply_setting knows (aliases too), librdkafka's aside. */
+static const char *const setting_names[] = {
+	"bootstrap_servers", "instance_id", "guarantee", "commit_interval", "commit_interval_ms", "on_error",
+	"static_membership", "batch_size", "idle_exit", "idle_exit_ms", "repartition_purge_interval", "state_dir",
+	"memory", "state_memory", "cache_max_bytes",
+};
+
+/* Whether name is one of stoat's own settings. */
+static bool known_setting(const char *name)
+{
+	for (size_t i = 0; i < sizeof setting_names / sizeof setting_names[0]; i++)
+		if (strcmp(setting_names[i], name) == 0)
+			return true;
+	return false;
+}
+
 /*
- * Applies one setting by name; `where` names its origin for messages
- * ("--guarantee", "config.yaml:3", "STOAT_GUARANTEE").  Returns false after
- * printing the problem.
+ * Applies one setting by name; `where_name` and `where` name the origins
+ * of the name and of the value for messages ("--guarantee",
+ * "config.yaml:3:12", "STOAT_GUARANTEE"): an unknown name is reported at
+ * the first, a bad value at the second.  Returns false after printing the
+ * problem.  Values are shown in messages: none of these settings is secret.
  */
-static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char *where, const char *name,
-			  const char *value)
+static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char *where_name, const char *where,
+			  const char *name, const char *value)
 {
 	if (strcmp(name, "bootstrap_servers") == 0) {
 		free((char *)opt->bootstrap_servers);
@@ -182,105 +209,212 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 			return false;
 		}
 	} else {
+		assert(!known_setting(name)); /* setting_names lists one that has no branch here */
 		fprintf(stderr,
 			"%s: error: %s: unknown setting '%s' (settings: bootstrap_servers, guarantee, "
 			"commit_interval, instance_id, static_membership, on_error, batch_size, idle_exit, "
 			"memory, state_dir, state_memory, cache_max_bytes, repartition_purge_interval; "
 			"librdkafka properties "
 			"go under kafka:, consumer: or producer:)\n",
-			prog, where, name);
+			prog, where_name, name);
 		return false;
 	}
 	return true;
 }
 
-/* Strips blanks at both ends, and matching quotes. */
-static char *trim_value(char *s)
+/* "file:line:col" of a place in the YAML file (libyaml counts from 0). */
+static char *yaml_where(const char *path, yaml_mark_t mark)
 {
-	while (*s == ' ' || *s == '\t')
-		s++;
-	size_t n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
-		s[--n] = '\0';
-	if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0]) {
-		s[n - 1] = '\0';
-		s++;
-	}
-	return s;
+	int n = snprintf(NULL, 0, "%s:%zu:%zu", path, mark.line + 1, mark.column + 1);
+	assert(n > 0);
+	char *where = stoat_xmalloc((size_t)n + 1);
+	snprintf(where, (size_t)n + 1, "%s:%zu:%zu", path, mark.line + 1, mark.column + 1);
+	return where;
 }
 
-/* Reads the YAML configuration file; false after printing the problem. */
+/* Prints a problem at a place of the YAML file; returns false. */
+static bool yaml_error(const char *prog, const char *path, yaml_mark_t mark, const char *fmt, ...) STOAT_PRINTF(4, 5);
+static bool yaml_error(const char *prog, const char *path, yaml_mark_t mark, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: error: %s:%zu:%zu: ", prog, path, mark.line + 1, mark.column + 1);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return false;
+}
+
+/*
+ * Reports why libyaml could not parse the file: where the problem is and,
+ * when libyaml says it, what it was reading then ("while scanning a
+ * quoted scalar" and where that began).  libyaml's messages quote no
+ * part of the file, so no value can show here.  Returns false.
+ */
+static bool yaml_parse_error(const char *prog, const char *path, FILE *f, const yaml_parser_t *parser)
+{
+	if (ferror(f)) {
+		fprintf(stderr, "%s: error: cannot read configuration %s: %s\n", prog, path, strerror(errno));
+		return false;
+	}
+	switch (parser->error) {
+	case YAML_MEMORY_ERROR:
+		stoat_out_of_memory("the YAML parser", 0);
+		break;
+	case YAML_READER_ERROR:
+		fprintf(stderr, "%s: error: %s: %s at byte %zu\n", prog, path, parser->problem, parser->problem_offset);
+		return false;
+	default:
+		break;
+	}
+	if (parser->context)
+		return yaml_error(prog, path, parser->problem_mark, "%s (%s at %zu:%zu)", parser->problem,
+				  parser->context, parser->context_mark.line + 1, parser->context_mark.column + 1);
+	return yaml_error(prog, path, parser->problem_mark, "%s", parser->problem ? parser->problem : "not YAML");
+}
+
+/*
+ * A scalar node's text as a C string; NULL after a message when the node
+ * is no scalar, or holds a NUL character (which no setting can take).
+ * what says what the scalar is for messages ("a setting", "a value").
+ */
+static const char *yaml_text(const char *prog, const char *path, const yaml_node_t *node, const char *what)
+{
+	if (node->type != YAML_SCALAR_NODE) {
+		yaml_error(prog, path, node->start_mark, "expected %s here, not a %s", what,
+			   node->type == YAML_MAPPING_NODE ? "mapping" : "list");
+		return NULL;
+	}
+	const char *text = (const char *)node->data.scalar.value;
+	if (strlen(text) != node->data.scalar.length) {
+		yaml_error(prog, path, node->start_mark, "%s cannot hold a NUL character", what);
+		return NULL;
+	}
+	return text;
+}
+
+/*
+ * The librdkafka properties of one section (kafka:, consumer: or
+ * producer:), a mapping of property names to scalar values.  A section
+ * left empty (`kafka:` alone) holds none.
+ */
+static bool read_yaml_section(stoat_kafka_options *opt, const char *prog, const char *path, yaml_document_t *doc,
+			      const char *section, const yaml_node_t *node)
+{
+	if (node->type == YAML_SCALAR_NODE && node->data.scalar.length == 0)
+		return true;
+	if (node->type != YAML_MAPPING_NODE)
+		return yaml_error(prog, path, node->start_mark,
+				  "%s: takes librdkafka properties, one per line indented under it", section);
+	for (yaml_node_pair_t *pair = node->data.mapping.pairs.start; pair < node->data.mapping.pairs.top; pair++) {
+		const yaml_node_t *key = yaml_document_get_node(doc, pair->key);
+		const yaml_node_t *value = yaml_document_get_node(doc, pair->value);
+		assert(key && value);
+		const char *name = yaml_text(prog, path, key, "a librdkafka property");
+		const char *text = name ? yaml_text(prog, path, value, "the property's value") : NULL;
+		if (!text)
+			return false;
+		char *where = yaml_where(path, key->start_mark);
+		if (strcmp(section, "kafka") == 0) {
+			set_prop(opt, name, text, where);
+		} else {
+			size_t n = strlen(section) + 1 + strlen(name) + 1;
+			char *full = stoat_xmalloc(n);
+			snprintf(full, n, "%s.%s", section, name);
+			set_prop(opt, full, text, where);
+			free(full);
+		}
+		free(where);
+	}
+	return true;
+}
+
+/* The settings of the file's one document: a mapping, or nothing at all. */
+static bool read_yaml_document(stoat_kafka_options *opt, const char *prog, const char *path, yaml_document_t *doc)
+{
+	const yaml_node_t *root = yaml_document_get_root_node(doc);
+	if (!root)
+		return true;
+	if (root->type == YAML_SCALAR_NODE && root->data.scalar.length == 0 &&
+	    root->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+		return true; /* a lone "---" */
+	if (root->type != YAML_MAPPING_NODE)
+		return yaml_error(prog, path, root->start_mark, "expected settings, one 'key: value' per line");
+	for (yaml_node_pair_t *pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++) {
+		const yaml_node_t *key = yaml_document_get_node(doc, pair->key);
+		const yaml_node_t *value = yaml_document_get_node(doc, pair->value);
+		assert(key && value);
+		const char *name = yaml_text(prog, path, key, "a setting");
+		if (!name)
+			return false;
+		if (strcmp(name, "kafka") == 0 || strcmp(name, "consumer") == 0 || strcmp(name, "producer") == 0) {
+			if (!read_yaml_section(opt, prog, path, doc, name, value))
+				return false;
+			continue;
+		}
+		bool empty = value->type == YAML_SCALAR_NODE && value->data.scalar.length == 0;
+		if (empty || value->type != YAML_SCALAR_NODE) {
+			if (!known_setting(name))
+				return yaml_error(prog, path, key->start_mark,
+						  "unknown section '%s' (kafka, consumer or producer)", name);
+			if (empty)
+				return yaml_error(prog, path, key->start_mark, "%s needs a value", name);
+		}
+		const char *text = yaml_text(prog, path, value, "the setting's value");
+		if (!text)
+			return false;
+		char *where_key = yaml_where(path, key->start_mark);
+		char *where_value = yaml_where(path, value->start_mark);
+		bool ok = apply_setting(opt, prog, where_key, where_value, name, text);
+		free(where_key);
+		free(where_value);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Reads the YAML configuration file with libyaml; false after printing
+ * the problem, at its file:line:col.  A directory is refused by name (C
+ * would open it, and libyaml report a bare "input error").
+ */
 static bool read_yaml(stoat_kafka_options *opt, const char *prog, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		f = NULL;
+		errno = EISDIR;
+	}
 	if (!f) {
 		fprintf(stderr, "%s: error: cannot read configuration %s: %s\n", prog, path, strerror(errno));
 		return false;
 	}
-	char line[4096];
-	char section[16] = "";
-	int lineno = 0;
-	bool ok = true;
-	while (ok && fgets(line, sizeof line, f)) {
-		lineno++;
-		char where[512];
-		snprintf(where, sizeof where, "%s:%d", path, lineno);
-		/* Drop comments (a '#' outside quotes, at the start or after a blank). */
-		bool quoted = false;
-		char q = 0;
-		for (char *p = line; *p; p++) {
-			if (quoted) {
-				if (*p == q)
-					quoted = false;
-			} else if (*p == '"' || *p == '\'') {
-				quoted = true;
-				q = *p;
-			} else if (*p == '#' && (p == line || p[-1] == ' ' || p[-1] == '\t')) {
-				*p = '\0';
-				break;
-			}
-		}
-		size_t indent = strspn(line, " ");
-		char *text = line + indent;
-		if (*trim_value(text) == '\0')
-			continue;
-		char *colon = strchr(text, ':');
-		if (!colon) {
-			fprintf(stderr, "%s: error: %s: expected 'key: value'\n", prog, where);
-			ok = false;
-			break;
-		}
-		*colon = '\0';
-		char *key = trim_value(text);
-		char *value = trim_value(colon + 1);
-		if (indent == 0) {
-			section[0] = '\0';
-			if (*value == '\0') {
-				if (strcmp(key, "kafka") != 0 && strcmp(key, "consumer") != 0 && strcmp(key, "producer") != 0) {
-					fprintf(stderr, "%s: error: %s: unknown section '%s' (kafka, consumer or producer)\n",
-						prog, where, key);
-					ok = false;
-					break;
-				}
-				snprintf(section, sizeof section, "%s", key);
-				continue;
-			}
-			ok = apply_setting(opt, prog, where, key, value);
+	yaml_parser_t parser;
+	if (!yaml_parser_initialize(&parser))
+		stoat_out_of_memory("the YAML parser", sizeof parser);
+	yaml_parser_set_input_file(&parser, f);
+	yaml_document_t doc;
+	bool ok = yaml_parser_load(&parser, &doc) ? true : yaml_parse_error(prog, path, f, &parser);
+	if (ok) {
+		ok = read_yaml_document(opt, prog, path, &doc);
+		yaml_document_delete(&doc);
+	}
+	/* One document: a second one is a mistake (two files pasted together?). */
+	if (ok) {
+		if (!yaml_parser_load(&parser, &doc)) {
+			ok = yaml_parse_error(prog, path, f, &parser);
 		} else {
-			if (!section[0]) {
-				fprintf(stderr, "%s: error: %s: indented line outside kafka:, consumer: or producer:\n",
-					prog, where);
-				ok = false;
-				break;
-			}
-			char name[600];
-			if (strcmp(section, "kafka") == 0)
-				snprintf(name, sizeof name, "%s", key);
-			else
-				snprintf(name, sizeof name, "%s.%s", section, key);
-			set_prop(opt, name, value);
+			const yaml_node_t *extra = yaml_document_get_root_node(&doc);
+			if (extra)
+				ok = yaml_error(prog, path, extra->start_mark,
+						"a configuration file holds one YAML document, this is a second one");
+			yaml_document_delete(&doc);
 		}
 	}
+	yaml_parser_delete(&parser);
 	fclose(f);
 	return ok;
 }
@@ -308,7 +442,7 @@ static bool read_environment(stoat_kafka_options *opt, const char *prog)
 	};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
 		const char *v = getenv(vars[i].env);
-		if (v && *v && !apply_setting(opt, prog, vars[i].env, vars[i].name, v))
+		if (v && *v && !apply_setting(opt, prog, vars[i].env, vars[i].env, vars[i].name, v))
 			return false;
 	}
 	extern char **environ;
@@ -327,9 +461,102 @@ static bool read_environment(stoat_kafka_options *opt, const char *prog)
 			name[i] = c == '_' ? '.' : (char)tolower((unsigned char)c);
 		}
 		name[n] = '\0';
-		set_prop(opt, name, eq + 1);
+		char env_name[256 + 12];
+		snprintf(env_name, sizeof env_name, "%.*s", (int)(eq - *e), *e);
+		set_prop(opt, name, eq + 1, env_name);
 	}
 	return true;
+}
+
+/*
+ * Whether a property's value is a secret, from its name: passwords and
+ * passphrases, secrets, tokens, Java's JAAS configuration (which holds the
+ * password), key material and what configures it (ssl.key.*, ssl_key,
+ * ssl.keystore.*, *.key.password, sasl.kerberos.keytab, inline PEM),
+ * credentials, and everything OAUTHBEARER (sasl.oauthbearer.*).  Matched
+ * loosely on purpose: hiding a harmless value costs less than showing a
+ * password.
+ */
+bool stoat_kafka_prop_is_secret(const char *name)
+{
+	static const char *const words[] = { "pass", "secret", "token", "jaas", "key", "pem", "credential",
+					     "oauthbearer" };
+	for (const char *p = name; *p; p++)
+		for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+			if (strncasecmp(p, words[i], strlen(words[i])) == 0)
+				return true;
+	return false;
+}
+
+/*
+ * Blots out every occurrence of secret in msg, in place: "***" (or as
+ * many '*' as the secret is long, when it is shorter than that).
+ */
+static void blot(char *msg, const char *secret)
+{
+	size_t n = strlen(secret);
+	if (n == 0)
+		return;
+	size_t stars = n < 3 ? n : 3;
+	for (char *p = strstr(msg, secret); p; p = strstr(p + stars, secret)) {
+		memset(p, '*', stars);
+		memmove(p + stars, p + n, strlen(p + n) + 1);
+	}
+}
+
+/* Blots the value of every secret property of opt out of msg. */
+void stoat_kafka_redact(const stoat_kafka_options *opt, char *msg)
+{
+	for (size_t i = 0; i < opt->prop_count; i++)
+		if (stoat_kafka_prop_is_secret(opt->props[i].name))
+			blot(msg, opt->props[i].value);
+}
+
+/*
+ * The message for a property librdkafka refused (err is librdkafka's
+ * reason).  The value is shown only for a property librdkafka knows whose
+ * name says nothing secret: a misspelt "sasl.passwrod" holds a password
+ * all the same, so an unknown property's value is never shown, nor found
+ * in the reason.
+ */
+void stoat_kafka_prop_refused(const char *prog, const char *where, const char *name, const char *value,
+			      bool unknown, const char *err)
+{
+	bool hide = unknown || stoat_kafka_prop_is_secret(name);
+	char reason[512];
+	snprintf(reason, sizeof reason, "%s", err);
+	if (hide)
+		blot(reason, value);
+	fprintf(stderr, "%s: error: %s%sKafka property %s%s%s: %s\n", prog, where ? where : "", where ? ": " : "",
+		name, hide ? "" : "=", hide ? " (value not shown)" : value, reason);
+}
+
+/*
+ * Checks the librdkafka properties of every origin against librdkafka
+ * itself (on a configuration of its own, as each client applies them), so
+ * that a misspelt or bad one is reported at its origin -- "app.yaml:4:3",
+ * "-X", "STOAT_KAFKA_LINGER_MS" -- before anything starts.  Only the
+ * properties that end up set are checked: a later origin overrides an
+ * earlier one's value before this runs.
+ */
+static bool check_props(const stoat_kafka_options *opt, const char *prog)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	bool ok = true;
+	for (size_t i = 0; ok && i < opt->prop_count; i++) {
+		const stoat_kafka_prop *p = &opt->props[i];
+		const char *name = p->name;
+		if (strncmp(name, "consumer.", 9) == 0 || strncmp(name, "producer.", 9) == 0)
+			name += 9;
+		char err[512];
+		rd_kafka_conf_res_t res = rd_kafka_conf_set(conf, name, p->value, err, sizeof err);
+		if (res != RD_KAFKA_CONF_OK) {
+			stoat_kafka_prop_refused(prog, p->where, name, p->value, res == RD_KAFKA_CONF_UNKNOWN, err);
+			ok = false;
+		}
+	}
+	rd_kafka_conf_destroy(conf);
+	return ok;
 }
 
 /*
@@ -390,7 +617,7 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 			}
 			char *eq = strchr(argv[++i], '=');
 			char *name = stoat_xstrndup(argv[i], (size_t)(eq - argv[i]));
-			set_prop(opt, name, eq + 1);
+			set_prop(opt, name, eq + 1, "-X");
 			free(name);
 			continue;
 		}
@@ -401,7 +628,7 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 				fprintf(stderr, "%s: error: %s needs a value\nTry '%s %s --help'.\n", prog, a, prog, command);
 				return STOAT_EXIT_USAGE;
 			}
-			if (!apply_setting(opt, prog, a, flags[f].name, argv[++i]))
+			if (!apply_setting(opt, prog, a, a, flags[f].name, argv[++i]))
 				return STOAT_EXIT_USAGE;
 			matched = true;
 			break;
@@ -410,11 +637,15 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 			continue;
 		if (a[0] == '-' && a[1] && strcmp(a, "-") != 0 && strncmp(a, "--", 2) == 0 && strcmp(a, "--read-uncommitted") &&
 		    strcmp(a, "--idle-ms")) {
-			fprintf(stderr, "%s: error: unknown option '%s'\nTry '%s %s --help'.\n", prog, a, prog, command);
+			/* Up to an '=': what follows may be a secret (--sasl-password=...). */
+			fprintf(stderr, "%s: error: unknown option '%.*s'\nTry '%s %s --help'.\n", prog,
+				(int)strcspn(a, "="), a, prog, command);
 			return STOAT_EXIT_USAGE;
 		}
 		(*rest)[(*rest_count)++] = argv[i];
 	}
+	if (!check_props(opt, prog))
+		return STOAT_EXIT_USAGE;
 	if (!opt->bootstrap_servers) {
 		fprintf(stderr,
 			"%s: error: no Kafka cluster given: use --bootstrap-servers HOST:PORT, "
@@ -435,6 +666,7 @@ void stoat_kafka_options_free(stoat_kafka_options *opt, char **rest)
 	for (size_t i = 0; i < opt->prop_count; i++) {
 		free(opt->props[i].name);
 		free(opt->props[i].value);
+		free(opt->props[i].where);
 	}
 	free(opt->props);
 	free(rest);

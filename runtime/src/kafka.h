@@ -13,6 +13,7 @@
 typedef struct stoat_kafka_prop {
 	char *name;  /* "x.y", or "consumer.x.y" / "producer.x.y" for one client */
 	char *value;
+	char *where; /* its origin for messages: "app.yaml:4:3", "-X", "STOAT_KAFKA_LINGER_MS" */
 } stoat_kafka_prop;
 
 /*
@@ -57,6 +58,18 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 			  stoat_kafka_options *opt, char ***rest, int *rest_count);
 
 void stoat_kafka_options_free(stoat_kafka_options *opt, char **rest);
+
+/*
+ * Secrets: whether a librdkafka property's value must never be printed
+ * (passwords, tokens, key material); the message for a property that
+ * librdkafka refused (its value shown only when the property is known and
+ * not secret; where may be NULL); and msg with every secret value of opt
+ * blotted out (for librdkafka's own messages).
+ */
+bool stoat_kafka_prop_is_secret(const char *name);
+void stoat_kafka_prop_refused(const char *prog, const char *where, const char *name, const char *value,
+			      bool unknown, const char *err);
+void stoat_kafka_redact(const stoat_kafka_options *opt, char *msg);
 
 int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt);
 int stoat_kafka_load(const stoat_app *app, const stoat_kafka_options *opt, const char **inputs, size_t n);

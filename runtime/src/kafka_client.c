@@ -25,12 +25,13 @@ void kafka_log(const stoat_kafka *k, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Sets a property, reporting a bad one; false on error. */
+/* Sets a property, reporting a bad one (never a secret: config.c); false on error. */
 bool kafka_conf_set(rd_kafka_conf_t *conf, const char *prog, const char *name, const char *value)
 {
 	char err[512];
-	if (rd_kafka_conf_set(conf, name, value, err, sizeof err) != RD_KAFKA_CONF_OK) {
-		fprintf(stderr, "%s: error: Kafka property %s=%s: %s\n", prog, name, value, err);
+	rd_kafka_conf_res_t res = rd_kafka_conf_set(conf, name, value, err, sizeof err);
+	if (res != RD_KAFKA_CONF_OK) {
+		stoat_kafka_prop_refused(prog, NULL, name, value, res == RD_KAFKA_CONF_UNKNOWN, err);
 		return false;
 	}
 	return true;
@@ -124,8 +125,10 @@ static rd_kafka_t *make_client(stoat_kafka *k, rd_kafka_conf_t *conf, bool ok, c
 	rd_kafka_conf_set_error_cb(conf, kafka_error_cb);
 	char err[512];
 	rd_kafka_t *rk = rd_kafka_new(type, conf, err, sizeof err);
-	if (!rk)
+	if (!rk) {
+		stoat_kafka_redact(k->opt, err);
 		fprintf(stderr, "%s: error: cannot create %s: %s\n", k->prog, what, err);
+	}
 	return rk;
 }
 

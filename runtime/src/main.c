@@ -266,8 +266,9 @@ static int kafka_command(const stoat_app *app, const char *prog, const char *com
 		return status;
 	}
 	if (strcmp(command, "run") == 0) {
-		if (nrest > 0)
-			status = usage_error(prog, "run ", "unexpected argument '%s'", rest[0]);
+		if (nrest > 0) /* not past an '=': `sasl.password=...` is no argument to show */
+			status = usage_error(prog, "run ", "unexpected argument '%.*s%s'", (int)strcspn(rest[0], "="),
+					     rest[0], strchr(rest[0], '=') ? "=..." : "");
 		else
 			status = stoat_kafka_run(app, &opt);
 	} else if (strcmp(command, "load") == 0) {
