@@ -3,9 +3,9 @@
  *
  * Four layers, each overriding the one before: the application's own
  * defaults (from its app header), a YAML file, STOAT_* environment
- * variables, and command-line flags.  The YAML understood is the subset a
- * configuration file needs: `key: value` lines, `#` comments, quoted
- * values, and one level of nesting for librdkafka properties:
+ * variables, and command-line flags.  The YAML file, read with libyaml, is
+ * one mapping of settings to scalars, with one level of nesting for
+ * librdkafka properties; errors name their file:line:col:
  *
  *     bootstrap_servers: 127.0.0.1:9092
  *     guarantee: exactly_once
@@ -23,6 +23,11 @@
  *       fetch.wait.max.ms: 50
  *     producer:
  *       linger.ms: 10
+ *
+ * The librdkafka properties of every layer are checked against librdkafka
+ * once all are read, each reported at its origin.  No secret is ever
+ * printed (stoat_kafka_prop_refused): the value of a refused property only
+ * when librdkafka knows it and its name says nothing secret.
  */
 #include "kafka.h"
 #include "rocks.h"
