@@ -457,6 +457,8 @@ static CExpr *emit_form(Gen *g, Node *e)
 			return name_expr(xasprintf("%lld", (long long)e->ival));
 		if (e->type->kind == TY_I32)
 			return cexpr(F_OPERAND, xasprintf("%lld", (long long)e->ival));
+		if (e->ival == INT64_MIN) /* -9223372036854775808 in C is minus an unsigned constant */
+			return cexpr(F_OPERAND, xstrdup("(-INT64_C(9223372036854775807) - 1)"));
 		return cexpr(F_OPERAND, xasprintf("INT64_C(%lld)", (long long)e->ival));
 	case N_FLOAT:
 		return cexpr(F_OPERAND, c_double(e->fval));
