@@ -151,7 +151,13 @@ app_decl
 
 app_name
 	: IDENT
-	| STRING { $$ = $1.s; }
+	| STRING {
+		$$ = $1.s;
+		/* The id is a C string from here on: a NUL would cut it short. */
+		if (strlen($1.s) != $1.len)
+			error_hint(SPAN(@1), "Kafka allows letters, digits, '.', '_' and '-'",
+			           "invalid application id: it holds a NUL byte");
+	}
 	;
 
 settings
