@@ -406,7 +406,8 @@ static CExpr *emit_unary(Gen *g, Node *e)
 {
 	if (e->op == OP_NOT)
 		return cexpr_not(cexpr(F_OPERAND, emit_expr(g, e->a)));
-	if (e->a->kind == N_INT) {
+	/* Not -(-9223372036854775808): that overflows, checked below. */
+	if (e->a->kind == N_INT && e->a->ival != INT64_MIN) {
 		if (e->type->kind == TY_F64)
 			return cexpr(F_OPERAND, c_double(-(double)e->a->ival));
 		if (e->type->kind == TY_I32)
@@ -451,6 +452,8 @@ static CExpr *emit_form(Gen *g, Node *e)
 {
 	switch (e->kind) {
 	case N_INT:
+		if (e->type->kind == TY_F64 && e->ival < 0) /* -2^63: parenthesized, as after '-' */
+			return cexpr(F_OPERAND, xasprintf("(%s)", c_double((double)e->ival)));
 		if (e->type->kind == TY_F64)
 			return cexpr(F_OPERAND, c_double((double)e->ival));
 		if (e->type->kind == TY_I32 && e->ival >= 0) /* digits only: safe to write twice */
