@@ -104,7 +104,7 @@ struct Node {
 	Node *fmt_key, *fmt_value; /* N_SOURCE, N_TO: N_FORMAT or NULL */
 	Node *policy;     /* N_SOURCE: on error <policy> (N_IDENT or N_STR) */
 	Node *place;      /* table N_SOURCE and N_STREAM_DEF: in <place> (N_IDENT) or NULL */
-	bool int_literal_overflow;
+	bool int_literal_overflow; /* N_INT: 9223372036854775808 (ival INT64_MIN) not negated: too large */
 
 	/* sema */
 	Type *type;

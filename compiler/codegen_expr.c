@@ -406,7 +406,8 @@ static CExpr *emit_unary(Gen *g, Node *e)
 {
 	if (e->op == OP_NOT)
 		return cexpr_not(cexpr(F_OPERAND, emit_expr(g, e->a)));
-	if (e->a->kind == N_INT) {
+	/* Not -(-9223372036854775808): that overflows, checked below. */
+	if (e->a->kind == N_INT && e->a->ival != INT64_MIN) {
 		if (e->type->kind == TY_F64)
 			return cexpr(F_OPERAND, c_double(-(double)e->a->ival));
 		if (e->type->kind == TY_I32)
@@ -451,12 +452,16 @@ static CExpr *emit_form(Gen *g, Node *e)
 {
 	switch (e->kind) {
 	case N_INT:
+		if (e->type->kind == TY_F64 && e->ival < 0) /* -2^63: parenthesized, as after '-' */
+			return cexpr(F_OPERAND, xasprintf("(%s)", c_double((double)e->ival)));
 		if (e->type->kind == TY_F64)
 			return cexpr(F_OPERAND, c_double((double)e->ival));
 		if (e->type->kind == TY_I32 && e->ival >= 0) /* digits only: safe to write twice */
 			return name_expr(xasprintf("%lld", (long long)e->ival));
 		if (e->type->kind == TY_I32)
 			return cexpr(F_OPERAND, xasprintf("%lld", (long long)e->ival));
+		if (e->ival == INT64_MIN) /* -9223372036854775808 in C is minus an unsigned constant */
+			return cexpr(F_OPERAND, xstrdup("(-INT64_C(9223372036854775807) - 1)"));
 		return cexpr(F_OPERAND, xasprintf("INT64_C(%lld)", (long long)e->ival));
 	case N_FLOAT:
 		return cexpr(F_OPERAND, c_double(e->fval));

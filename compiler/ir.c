@@ -77,7 +77,7 @@ Format format_default(Type *t)
 /* Kafka's rule for topic names; sema checks the user's, the plan the internal ones. */
 bool topic_name_valid(const char *topic, size_t len)
 {
-	bool ok = len > 0 && len <= 249 && !(len == 1 && topic[0] == '.') && !(len == 2 && memcmp(topic, "..", 2) == 0);
+	bool ok = len > 0 && len <= KAFKA_TOPIC_NAME_MAX && !(len == 1 && topic[0] == '.') && !(len == 2 && memcmp(topic, "..", 2) == 0);
 	for (size_t i = 0; ok && i < len; i++) {
 		char c = topic[i];
 		ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||

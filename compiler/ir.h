@@ -121,6 +121,9 @@ bool ir_kind_drawn(IrKind kind);
 const char *format_name(Format f);
 /* The format a topic carrying values of type t uses unless told otherwise. */
 Format format_default(Type *t);
+/* Kafka's longest topic name (Topic.MAX_NAME_LENGTH); the plan's internal
+ * topics and so the application id that begins them must fit it too. */
+enum { KAFKA_TOPIC_NAME_MAX = 249 };
 /* Would Kafka accept this topic name (1-249 of [a-zA-Z0-9._-], not . or ..)? */
 bool topic_name_valid(const char *topic, size_t len);
 

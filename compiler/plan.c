@@ -76,6 +76,25 @@ static void make_internal_source(IrNode *src, IrNode *sink)
 }
 
 /*
+ * Reports an internal topic whose name, <app-id>-<name>-<suffix>, is past
+ * Kafka's 249 characters, at what derives it (the store's operator, the
+ * repartition): Kafka would refuse to create it when the application
+ * starts, so it is a compile-time error.  The name is not printed whole
+ * (it is long by definition); the hint says what it is made of and what
+ * to shorten.
+ */
+static void report_long_topic(const Topology *t, Span at, const char *what, const char *name, const char *suffix,
+                              size_t len, const char *fix)
+{
+	char *hint = xasprintf("it is named <application id>-%s-%s and the application id has %zu characters: "
+	                       "shorten it, %s",
+	                       name, suffix, strlen(t->app_id), fix);
+	error_hint(at, hint, "the %s of '%s' would be %zu characters long; Kafka allows %d", what, name, len,
+	           KAFKA_TOPIC_NAME_MAX);
+	xfree(hint);
+}
+
+/*
  * Names the topic of the count-th repartition (1-based, in node order) at
  * node n: <app-id>-<name>-repartition, the name given to repartition(),
  * else the stream or table being defined, else repartition-<count>.
@@ -92,7 +111,12 @@ static char *repartition_topic(Topology *t, IrNode *n, int count, char **taken, 
 	}
 	Span at = n->repartition_name ? n->repartition_name_span : n->span;
 	char *topic = xasprintf("%s-%s-repartition", t->app_id ? t->app_id : "app", name);
-	if (!topic_name_valid(topic, strlen(topic)))
+	size_t len = strlen(topic);
+	if (len > KAFKA_TOPIC_NAME_MAX)
+		report_long_topic(t, at, "repartition topic", name, "repartition", len,
+		                  n->repartition_name ? "or the name given to repartition()"
+		                                      : "or name the topic: repartition(\"name\")");
+	else if (!topic_name_valid(topic, len))
 		error_hint(at, "Kafka topic names are 1 to 249 of a-z A-Z 0-9 . _ - (and not . or ..)",
 		           "invalid topic name");
 	for (int i = 0; i < ntaken; i++)
@@ -235,7 +259,8 @@ static void name_stores(Topology *t)
 /*
  * A store per node that keeps a table, in node order: named after the
  * table being defined or store-<n>, with its changelog topic as the
- * runtime names it and the placement the program chose.
+ * runtime names it (reported if it is too long for Kafka) and the
+ * placement the program chose.
  */
 static void plan_stores(Topology *t)
 {
@@ -254,6 +279,12 @@ static void plan_stores(Topology *t)
 		};
 	}
 	name_stores(t);
+	for (int i = 0; i < t->nstores; i++) {
+		size_t len = strlen(t->stores[i].changelog);
+		if (len > KAFKA_TOPIC_NAME_MAX)
+			report_long_topic(t, t->stores[i].node->span, "changelog topic", t->stores[i].name, "changelog", len,
+			                  t->stores[i].node->binding ? "or the table's name" : "or name the table");
+	}
 }
 
 /* Marks every node reachable from n (down and, through merges and cogroups, up). */
@@ -456,9 +487,9 @@ Plan *plan_build(Program *prog)
 	pl->prog = prog;
 	pl->topo = &prog->topo;
 	plan_repartitions(pl->topo);
+	plan_stores(pl->topo); /* after a naming error too: it reports the changelogs' */
 	if (diag.errors > errors_before)
 		return NULL;
-	plan_stores(pl->topo);
 	plan_subtopologies(pl->topo);
 	plan_pipelines(pl);
 	plan_summaries(pl);

@@ -479,15 +479,25 @@ bool define_stream(Sema *sema, const char *name, Span span, IrNode *ir, bool is_
 /* ------------------------------------------------------------------ */
 
 /*
- * Reads the app header: the application id and the settings (guarantee,
- * commit_interval, on_error).
+ * Reads the app header: the application id (a name Kafka accepts for a
+ * topic, since it begins the internal topics' names) and the settings
+ * (guarantee, commit_interval, on_error).
  */
 static void check_app(Sema *sema, Node *app)
 {
 	sema->topo->app_id = app->name;
 	sema->topo->app_span = app->name_span;
+	size_t len = strlen(app->name);
 	if (!app->name[0])
 		error_hint(app->name_span, "Kafka needs a non-empty application id", "the application id is empty");
+	else if (strcmp(app->name, ".") == 0 || strcmp(app->name, "..") == 0)
+		error_hint(app->name_span, "Kafka refuses \".\" and \"..\" as names (and \"..\" would put the state outside the state directory)",
+		           "invalid application id \"%s\"", app->name);
+	else if (len > KAFKA_TOPIC_NAME_MAX)
+		error_hint(app->name_span,
+		           "it names the consumer group and the state directory, and begins every internal topic's name, "
+		           "which Kafka limits to 249 characters",
+		           "the application id is %zu characters long; the most is %d", len, KAFKA_TOPIC_NAME_MAX);
 	for (const char *p = app->name; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
 		      *p == '.' || *p == '_' || *p == '-')) {

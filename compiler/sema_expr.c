@@ -126,13 +126,19 @@ Type *check_as(Sema *sema, Node *e, Type *want, const char *what)
 	return t;
 }
 
-/* An integer literal's type: f64 or i32 where the context wants one (and it fits), else i64. */
+/* An integer literal's type: f64 or i32 where the context wants one (and it fits), else i64;
+ * 2^63 (the lexer's INT64_MIN) is an i64 only negated, -9223372036854775808. */
 static Type *check_int_literal(Node *e, Type *hint)
 {
+	if (e->int_literal_overflow) {
+		error_hint(e->span, "the smallest is -9223372036854775808, written with its minus",
+		           "integer literal is too large (the largest is 9223372036854775807)");
+		return ty_i64;
+	}
 	Type *h = hint ? type_strip(hint) : NULL;
 	if (h && h->kind == TY_F64)
 		return ty_f64;
-	if (h && h->kind == TY_I32 && e->ival <= INT32_MAX)
+	if (h && h->kind == TY_I32 && e->ival >= INT32_MIN && e->ival <= INT32_MAX)
 		return ty_i32;
 	return ty_i64;
 }

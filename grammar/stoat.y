@@ -33,6 +33,28 @@ static Node *mk(ParseState *ps, NodeKind kind, YYLTYPE loc)
 	return node_new(kind, SPAN(loc));
 }
 
+/*
+ * -a.  Written directly before the literal 9223372036854775808 (2^63, which
+ * the lexer lets through as INT64_MIN, marked), the minus makes the
+ * literal -2^63, the smallest i64: no other way to write it.  In
+ * parentheses, -(9223372036854775808), the literal stays on its own, and
+ * sema refuses it as too large, as it does 2^63 anywhere else.
+ */
+static Node *mk_negation(ParseState *ps, Node *a, YYLTYPE a_loc, YYLTYPE loc)
+{
+	Span written = SPAN(a_loc);
+	if (a->kind == N_INT && a->int_literal_overflow && a->span.line == written.line &&
+	    a->span.col == written.col && a->span.end_col == written.end_col) {
+		a->int_literal_overflow = false;
+		a->span = SPAN(loc);
+		return a;
+	}
+	Node *n = mk(ps, N_UNARY, loc);
+	n->op = OP_NEG;
+	n->a = a;
+	return n;
+}
+
 static Node *mk_binary(ParseState *ps, int op, Node *a, Node *b, YYLTYPE loc)
 {
 	Node *n = mk(ps, N_BINARY, loc);
@@ -129,7 +151,13 @@ app_decl
 
 app_name
 	: IDENT
-	| STRING { $$ = $1.s; }
+	| STRING {
+		$$ = $1.s;
+		/* The id is a C string from here on: a NUL would cut it short. */
+		if (strlen($1.s) != $1.len)
+			error_hint(SPAN(@1), "Kafka allows letters, digits, '.', '_' and '-'",
+			           "invalid application id: it holds a NUL byte");
+	}
 	;
 
 settings
@@ -490,7 +518,7 @@ expr
 	| expr '*' expr { $$ = mk_binary(ps, OP_MUL, $1, $3, @$); }
 	| expr '/' expr { $$ = mk_binary(ps, OP_DIV, $1, $3, @$); }
 	| expr '%' expr { $$ = mk_binary(ps, OP_MOD, $1, $3, @$); }
-	| '-' expr %prec UMINUS { $$ = mk(ps, N_UNARY, @$); $$->op = OP_NEG; $$->a = $2; }
+	| '-' expr %prec UMINUS { $$ = mk_negation(ps, $2, @2, @$); }
 	| postfix
 	;
 
@@ -531,7 +559,7 @@ postfix
 	;
 
 primary
-	: INT { $$ = mk(ps, N_INT, @$); $$->ival = $1; }
+	: INT { $$ = mk(ps, N_INT, @$); $$->ival = $1; $$->int_literal_overflow = $1 == INT64_MIN; }
 	| FLOAT { $$ = mk(ps, N_FLOAT, @$); $$->fval = $1; }
 	| DURATION { $$ = mk(ps, N_DURATION, @$); $$->ival = $1; }
 	| STRING { $$ = mk(ps, N_STR, @$); $$->str = $1.s; $$->len = $1.len; }

@@ -9,6 +9,7 @@
  *   kafka_rebalance.c  assignment and revocation, restoring the stores
  *   kafka_produce.c    producing records: the driver's operations
  *   kafka_admin.c      internal topics: creation, purging consumed records
+ *   kafka_ids.c        the names made at start-up: the transactional id
  *   kafka_run.c        `run`: start-up, the poll loop, shutdown
  *   kafka_tools.c      `load` and `dump`
  *
@@ -58,7 +59,7 @@ struct stoat_kafka {
 	int64_t last_commit_ms;
 	int64_t last_input_ms;
 	int64_t last_warn_ms;
-	char transactional_id[256];
+	char *transactional_id; /* <app id>-<instance or random id> (kafka_ids.c) */
 	char delivery_error[512];
 	uint64_t commits;
 	uint64_t aborts;
@@ -117,6 +118,15 @@ void kafka_close_sink_topics(stoat_kafka *k);
 
 /* A random hex id for this process (its transactional.id suffix). */
 void kafka_random_id(char *out, size_t n);
+
+/* ------------------------------------------------------------------ */
+/* kafka_ids.c                                                         */
+/* ------------------------------------------------------------------ */
+
+/* <app id>-<suffix>, allocated; NULL with the reason in err if Kafka
+ * could not carry it (never cut short). */
+char *kafka_transactional_id(const char *app_id, const char *suffix, bool suffix_is_instance_id, char *err,
+			     size_t errlen);
 
 /* ------------------------------------------------------------------ */
 /* kafka_commit.c                                                      */

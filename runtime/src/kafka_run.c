@@ -204,7 +204,13 @@ static bool open_state(stoat_kafka *k)
 {
 	const char *base = k->opt->state_dir ? k->opt->state_dir : "/tmp/stoat";
 	char dir[4096];
-	snprintf(dir, sizeof dir, "%s/%s/%s", base, k->app->app_id, k->opt->instance_id ? k->opt->instance_id : "default");
+	/* Cut short, two instance ids could share one directory. */
+	if (snprintf(dir, sizeof dir, "%s/%s/%s", base, k->app->app_id,
+		     k->opt->instance_id ? k->opt->instance_id : "default") >= (int)sizeof dir) {
+		kafka_log(k, "error: the state directory <state dir>/<application id>/<instance id> would be longer "
+			     "than %zu bytes: give a shorter --state-dir or --instance-id", sizeof dir - 1);
+		return false;
+	}
 	if (!make_dirs(dir)) {
 		kafka_log(k, "error: cannot create the state directory %s: %s", dir, strerror(errno));
 		return false;
@@ -251,16 +257,20 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	k->driver.app = app;
 	k->driver.policy_override = opt->policy_override;
 	k->driver.dlq_override = opt->dlq_override;
-	char rid[32];
-	if (opt->instance_id)
-		snprintf(k->transactional_id, sizeof k->transactional_id, "%s-%s", app->app_id, opt->instance_id);
-	else {
+	char rid[32], id_err[512];
+	if (!opt->instance_id)
 		kafka_random_id(rid, sizeof rid);
-		snprintf(k->transactional_id, sizeof k->transactional_id, "%s-%s", app->app_id, rid);
-	}
 	const char *prog = app->app_id;
 	k->prog = prog;
 	int status = STOAT_EXIT_OK;
+	k->transactional_id = kafka_transactional_id(app->app_id, opt->instance_id ? opt->instance_id : rid,
+						     opt->instance_id != NULL, id_err, sizeof id_err);
+	/* Only exactly-once uses the id: at-least-once goes on without one. */
+	if (!k->transactional_id && k->eos) {
+		kafka_log(k, "error: %s", id_err);
+		status = STOAT_EXIT_USAGE;
+		goto out;
+	}
 
 	if (app->store_count > 0 && !open_state(k)) {
 		status = STOAT_EXIT_STATE;
@@ -417,6 +427,7 @@ out:
 	free(k->batch);
 	free(k->sink_topics);
 	free(k->changelog_topics);
+	free(k->transactional_id);
 	stoat_state_close(k->state);
 	free(k);
 	return status;

@@ -162,8 +162,11 @@ int stoat_kafka_dump(const stoat_app *app, const stoat_kafka_options *opt, const
 	const char *prog = app->app_id;
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
 	char err[512];
-	char group[128];
-	snprintf(group, sizeof group, "%s-dump-%d", app->app_id, (int)getpid());
+	/* Sized to the id: cut short, the pid would go and two dumps would
+	 * share a group (and split the partitions between them). */
+	size_t group_size = strlen(app->app_id) + sizeof "-dump-" + 3 * sizeof(int);
+	char *group = stoat_xmalloc(group_size);
+	snprintf(group, group_size, "%s-dump-%d", app->app_id, (int)getpid());
 	stoat_kafka k0;
 	memset(&k0, 0, sizeof k0);
 	k0.app = app;
@@ -174,6 +177,7 @@ int stoat_kafka_dump(const stoat_app *app, const stoat_kafka_options *opt, const
 		  kafka_conf_set(conf, prog, "enable.partition.eof", "true") &&
 		  kafka_conf_set(conf, prog, "isolation.level", read_committed ? "read_committed" : "read_uncommitted") &&
 		  kafka_conf_user(conf, opt, prog, "consumer");
+	free(group); /* the configuration holds a copy */
 	if (!ok) {
 		rd_kafka_conf_destroy(conf);
 		return STOAT_EXIT_USAGE;
