@@ -61,6 +61,8 @@ struct stoat_kafka {
 	char transactional_id[256];
 	char delivery_error[512]; /* the first delivery error since the last commit or abort */
 	uint64_t delivery_failures; /* delivery errors of the run (kafka_delivery_report) */
+	int64_t last_delivery_failure_ms; /* when the last one came (0: none) */
+	char last_delivery_error[512];     /* and what it said */
 	uint64_t commits;
 	uint64_t aborts;
 	bool fenced;            /* the producer was fenced: replace it */

@@ -252,14 +252,37 @@ void kafka_delivery_report(rd_kafka_t *rk, const rd_kafka_message_t *m, void *op
 	if (m->partition != RD_KAFKA_PARTITION_UA)
 		snprintf(part, sizeof part, " partition %" PRId32, m->partition);
 	k->delivery_failures++;
-	const char *hint = write_error_hint(m->err);
-	if (k->delivery_failures <= DELIVERY_ERRORS_SHOWN)
-		kafka_log(k, "error: cannot write a record to topic %s%s: %s%s%s%s%s", topic, part, rd_kafka_err2str(m->err),
-			  hint ? " (" : "", hint ? hint : "", hint ? ")" : "",
-			  k->delivery_failures == DELIVERY_ERRORS_SHOWN ? "; further delivery errors are only counted" : "");
+	k->last_delivery_failure_ms = stoat_now_ms();
+	snprintf(k->last_delivery_error, sizeof k->last_delivery_error, "cannot write to topic %s%s: %s", topic, part,
+		 rd_kafka_err2str(m->err));
 	if (!k->delivery_error[0])
-		snprintf(k->delivery_error, sizeof k->delivery_error, "cannot write to topic %s%s: %s", topic, part,
-			 rd_kafka_err2str(m->err));
+		memcpy(k->delivery_error, k->last_delivery_error, sizeof k->delivery_error);
+	/* Refused for good: a retry would meet the same refusal (see the top
+	 * of the file).  Other failures abort the transaction (exactly-once),
+	 * and the records are produced again. */
+	bool permanent = m->err == RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE ||
+			 m->err == RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE || m->err == RD_KAFKA_RESP_ERR_INVALID_RECORD ||
+			 m->err == RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION ||
+			 m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED;
+	if (permanent) {
+		k->fatal = true;
+		kafka_stop_requested = 1;
+	}
+	const char *hint = write_error_hint(m->err);
+	if (k->delivery_failures <= DELIVERY_ERRORS_SHOWN) {
+		kafka_log(k, "error: cannot write a record to topic %s%s: %s%s%s%s%s%s", topic, part, rd_kafka_err2str(m->err),
+			  hint ? " (" : "", hint ? hint : "", hint ? ")" : "",
+			  permanent ? "; stopping without committing" : "",
+			  k->delivery_failures == DELIVERY_ERRORS_SHOWN ? "; further ones are counted at 10, 100, 1000, ..."
+									: "");
+		return;
+	}
+	uint64_t power = 10;
+	while (power < k->delivery_failures && power <= UINT64_MAX / 10)
+		power *= 10;
+	if (k->delivery_failures == power)
+		kafka_log(k, "error: %" PRIu64 " records could not be written so far (the last: %s)", k->delivery_failures,
+			  k->last_delivery_error);
 }
 
 const stoat_driver_ops kafka_driver_ops = {
