@@ -156,7 +156,8 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 			kafka_log(k, "warning: cannot read the cluster's metadata (%s); retrying", rd_kafka_err2str(err));
 		else
 			kafka_log(k, "warning: source topic %s does not exist (yet); waiting for it before creating "
-				 "the internal topics", missing);
+				 "the %s topics",
+				  missing, internal + changelogs ? "internal" : "dead-letter");
 		sleep(5);
 	}
 	if (kafka_stop_requested) {
