@@ -107,6 +107,22 @@ static bool known_setting(const char *name)
 }
 
 /*
+ * A dead-letter topic from a setting (the program's are checked by the
+ * compiler): a name Kafka would refuse is an error at start-up, not at
+ * the first bad record.
+ */
+static bool dlq_topic_valid(const char *prog, const char *where, const char *topic)
+{
+	if (stoat_topic_name_valid((stoat_str){ topic, strlen(topic) }))
+		return true;
+	fprintf(stderr,
+		"%s: error: %s: invalid dead-letter topic name '%s' (Kafka topic names are 1 to 249 of a-z A-Z "
+		"0-9 . _ -, and not . or ..)\n",
+		prog, where, topic);
+	return false;
+}
+
+/*
  * Applies one setting by name; `where_name` and `where` name the origins
  * of the name and of the value for messages ("--guarantee",
  * "config.yaml:3:12", "STOAT_GUARANTEE"): an unknown name is reported at
@@ -146,6 +162,8 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 		} else if (strcmp(value, "skip") == 0) {
 			opt->policy_override = STOAT_POLICY_SKIP;
 		} else if (strncmp(value, "dlq", 3) == 0 && (value[3] == ' ' || value[3] == ':') && value[4]) {
+			if (!dlq_topic_valid(prog, where, value + 4))
+				return false;
 			opt->policy_override = STOAT_POLICY_DLQ;
 			free((char *)opt->dlq_override);
 			opt->dlq_override = stoat_xstrndup(value + 4, strlen(value + 4));

@@ -8,26 +8,6 @@
 #include <assert.h>
 
 /*
- * Kafka's rule for topic names: 1 to 249 characters from [a-zA-Z0-9._-].
- * Per-record topics come from data, so they are checked before use.
- */
-static bool topic_name_valid(stoat_str topic)
-{
-	if (topic.len == 0 || topic.len > 249)
-		return false;
-	if ((topic.len == 1 && topic.ptr[0] == '.') || (topic.len == 2 && topic.ptr[0] == '.' && topic.ptr[1] == '.'))
-		return false;
-	for (size_t i = 0; i < topic.len; i++) {
-		char c = topic.ptr[i];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			  c == '.' || c == '_' || c == '-';
-		if (!ok)
-			return false;
-	}
-	return true;
-}
-
-/*
  * Sends one record to sink `sink` (topic.ptr non-NULL overrides the sink's
  * topic).  Problems with the record (a bad per-record topic) become
  * per-record errors: generated code checks cx->error after the call, as
@@ -46,7 +26,7 @@ void stoat_emit(stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_s
 			stoat_error(cx, "internal error: sink %d needs a topic for each record", sink);
 			return;
 		}
-	} else if (STOAT_UNLIKELY(!topic_name_valid(topic))) {
+	} else if (STOAT_UNLIKELY(!stoat_topic_name_valid(topic))) {
 		/* Quote the name with anything unprintable escaped. */
 		char shown[420];
 		size_t n = 0;

@@ -139,16 +139,17 @@ bool stoat_record_failed(stoat_ctx *cx)
 		return true;
 	}
 	if (policy == STOAT_POLICY_DLQ) {
-		cx->counters.records_dead_lettered++;
 		char suffix[300];
 		snprintf(suffix, sizeof suffix, " (dead-lettered to %s)", stoat_effective_dlq_topic(cx));
 		warn_rate_limited(cx, suffix);
 		stoat_dead_letter(cx);
 		cx->error = false;
 		if (cx->abandoned) {
+			/* Not written (the driver said why): not counted as dead-lettered. */
 			cx->stopped = true;
 			return false;
 		}
+		cx->counters.records_dead_lettered++;
 		return true;
 	}
 	assert(policy == STOAT_POLICY_FAIL);

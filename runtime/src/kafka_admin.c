@@ -1,7 +1,8 @@
 /*
  * kafka_admin.c - the Kafka driver's Admin API work: creating the internal
- * topics (repartition topics, changelogs) at start-up, and purging
- * repartition records once they are consumed and committed.
+ * topics (repartition topics, changelogs) and missing dead-letter topics
+ * at start-up, and purging repartition records once they are consumed
+ * and committed.
  */
 #include "kafka_impl.h"
 
@@ -54,11 +55,58 @@ void kafka_purge_poll(stoat_kafka *k, int timeout_ms)
 }
 
 /*
+ * The dead-letter topic of source i, or NULL: the one the record path
+ * would use (stoat_effective_policy and stoat_effective_dlq_topic, with
+ * the command line's override).
+ */
+static const char *source_dlq_topic(const stoat_kafka *k, size_t i)
+{
+	stoat_ctx cx;
+	memset(&cx, 0, sizeof cx);
+	cx.app = k->app;
+	cx.driver = (stoat_driver *)&k->driver;
+	cx.source = &k->app->sources[i];
+	return stoat_effective_policy(&cx) == STOAT_POLICY_DLQ ? stoat_effective_dlq_topic(&cx) : NULL;
+}
+
+/*
+ * The distinct dead-letter topics of the sources, into names (room for
+ * source_count); their count.
+ */
+static size_t dlq_topics(const stoat_kafka *k, const char **names)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < k->app->source_count; i++) {
+		const char *t = source_dlq_topic(k, i);
+		bool seen = false;
+		for (size_t j = 0; t && j < n; j++)
+			seen = seen || strcmp(names[j], t) == 0;
+		if (t && !seen)
+			names[n++] = t;
+	}
+	return n;
+}
+
+/* Whether topic is in the metadata md (without an error). */
+static bool topic_exists(const struct rd_kafka_metadata *md, const char *topic)
+{
+	for (int t = 0; t < md->topic_cnt; t++)
+		if (strcmp(md->topics[t].topic, topic) == 0 && !md->topics[t].err)
+			return true;
+	return false;
+}
+
+/*
  * Creates the internal topics (Admin API), as Kafka Streams does, waiting
  * for the source topics to exist: repartition topics with as many
  * partitions as the largest external source topic, and one compacted
  * changelog per store with as many partitions as the topics feeding it.
- * Existing topics are kept.  False if the process should stop.
+ * Existing topics are kept.  A dead-letter topic that does not exist is
+ * created too (as Kafka Connect creates its dead-letter queue), with as
+ * many partitions as the largest source topic using it: otherwise the
+ * first dead letters would fail only after librdkafka's metadata
+ * propagation time, taking their transaction with them.  False if the
+ * process should stop.
  */
 bool kafka_create_internal_topics(stoat_kafka *k)
 {
@@ -67,8 +115,14 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 	for (size_t i = 0; i < app->source_count; i++)
 		internal += app->sources[i].internal;
 	size_t changelogs = k->state ? app->store_count : 0;
-	if (internal + changelogs == 0)
+	const char **dlqs = stoat_xcalloc(1, (app->source_count + 1) * sizeof *dlqs);
+	size_t dlq_count = dlq_topics(k, dlqs);
+	bool *dlq_missing = stoat_xcalloc(1, (dlq_count + 1) * sizeof *dlq_missing);
+	if (internal + changelogs + dlq_count == 0) {
+		free(dlqs);
+		free(dlq_missing);
 		return true;
+	}
 	int partitions = 0;
 	int *source_partitions = stoat_xcalloc(1, app->source_count * sizeof *source_partitions);
 	while (!kafka_stop_requested) {
@@ -92,6 +146,8 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 				missing = app->sources[i].topic;
 			}
 		}
+		for (size_t d = 0; all && d < dlq_count; d++)
+			dlq_missing[d] = !topic_exists(md, dlqs[d]);
 		if (md)
 			rd_kafka_metadata_destroy(md);
 		if (all)
@@ -100,11 +156,14 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 			kafka_log(k, "warning: cannot read the cluster's metadata (%s); retrying", rd_kafka_err2str(err));
 		else
 			kafka_log(k, "warning: source topic %s does not exist (yet); waiting for it before creating "
-				 "the internal topics", missing);
+				 "the %s topics",
+				  missing, internal + changelogs ? "internal" : "dead-letter");
 		sleep(5);
 	}
 	if (kafka_stop_requested) {
 		free(source_partitions);
+		free(dlqs);
+		free(dlq_missing);
 		return false;
 	}
 	for (size_t i = 0; i < app->source_count; i++)
@@ -126,13 +185,17 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 					      app->sources[first].topic, source_partitions[first], app->sources[i].topic,
 					      source_partitions[i], app->stores[s].name);
 					free(source_partitions);
+					free(dlqs);
+					free(dlq_missing);
 					return false;
 				}
 			}
 	}
-	rd_kafka_NewTopic_t **nts = stoat_xcalloc(1, (internal + changelogs) * sizeof *nts);
-	int *counts = stoat_xcalloc(1, (internal + changelogs) * sizeof *counts);
-	const char **names = stoat_xcalloc(1, (internal + changelogs) * sizeof *names);
+	size_t cap = internal + changelogs + dlq_count;
+	rd_kafka_NewTopic_t **nts = stoat_xcalloc(1, cap * sizeof *nts);
+	int *counts = stoat_xcalloc(1, cap * sizeof *counts);
+	const char **names = stoat_xcalloc(1, cap * sizeof *names);
+	bool *is_dlq = stoat_xcalloc(1, cap * sizeof *is_dlq);
 	size_t n = 0;
 	char err[256];
 	for (size_t i = 0; i < app->source_count; i++) {
@@ -162,15 +225,43 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 		rd_kafka_NewTopic_set_config(nts[n], "cleanup.policy", "compact");
 		n++;
 	}
+	for (size_t d = 0; d < dlq_count; d++) {
+		if (!dlq_missing[d])
+			continue;
+		int count = 0;
+		for (size_t i = 0; i < app->source_count; i++) {
+			const char *t = source_dlq_topic(k, i);
+			if (t && strcmp(t, dlqs[d]) == 0 && source_partitions[i] > count)
+				count = source_partitions[i];
+		}
+		counts[n] = count > 0 ? count : 1;
+		names[n] = dlqs[d];
+		is_dlq[n] = true;
+		/* The broker's defaults otherwise: dead letters are ordinary records. */
+		nts[n] = rd_kafka_NewTopic_new(names[n], counts[n], -1, err, sizeof err);
+		n++;
+	}
 	free(source_partitions);
+	free(dlq_missing);
+	if (n == 0) {
+		/* Only dead-letter topics, and they exist. */
+		free(nts);
+		free(counts);
+		free(names);
+		free(is_dlq);
+		free(dlqs);
+		return true;
+	}
 	rd_kafka_queue_t *q = rd_kafka_queue_new(k->producer);
 	rd_kafka_CreateTopics(k->producer, nts, n, NULL, q);
 	rd_kafka_event_t *ev = rd_kafka_queue_poll(q, 60000);
 	bool ok = ev != NULL;
 	if (!ev) {
-		kafka_log(k, "error: the cluster did not answer the request to create the internal topics");
+		kafka_log(k, "error: the cluster did not answer the request to create the internal%s topics",
+			  dlq_count ? " and dead-letter" : "");
 	} else if (rd_kafka_event_error(ev)) {
-		kafka_log(k, "error: cannot create the internal topics: %s", rd_kafka_event_error_string(ev));
+		kafka_log(k, "error: cannot create the internal%s topics: %s", dlq_count ? " and dead-letter" : "",
+			  rd_kafka_event_error_string(ev));
 		ok = false;
 	} else {
 		size_t cnt;
@@ -180,12 +271,21 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 			rd_kafka_resp_err_t e = rd_kafka_topic_result_error(tr[i]);
 			const char *name = rd_kafka_topic_result_name(tr[i]);
 			int count = 0;
+			bool dlq = false;
 			for (size_t j = 0; j < n; j++)
-				if (strcmp(names[j], name) == 0)
+				if (strcmp(names[j], name) == 0) {
 					count = counts[j];
+					dlq = is_dlq[j];
+				}
 			if (e == RD_KAFKA_RESP_ERR_NO_ERROR)
-				kafka_log(k, "created internal topic %s with %d partitions", name, count);
-			else if (e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
+				kafka_log(k, "created %s topic %s with %d partitions", dlq ? "dead-letter" : "internal", name,
+					  count);
+			else if (e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS && dlq) {
+				kafka_log(k, "error: dead-letter topic %s does not exist and cannot be created: %s (create it, "
+					     "or name another with --on-error dlq:TOPIC)",
+					  name, rd_kafka_topic_result_error_string(tr[i]));
+				ok = false;
+			} else if (e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
 				kafka_log(k, "error: cannot create internal topic %s: %s", name,
 				      rd_kafka_topic_result_error_string(tr[i]));
 				ok = false;
@@ -211,8 +311,9 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 						continue;
 					visible++;
 					/* An existing topic made for another partition count would
-					 * split keys (repartition) or lose state (changelog). */
-					if (md->topics[t].partition_cnt != counts[j]) {
+					 * split keys (repartition) or lose state (changelog); a
+					 * dead-letter topic may have any. */
+					if (!is_dlq[j] && md->topics[t].partition_cnt != counts[j]) {
 						kafka_log(k, "error: internal topic %s has %d partitions, but the application needs "
 							 "%d (its source topics changed?); delete it, or reset the application",
 						      names[j], md->topics[t].partition_cnt, counts[j]);
@@ -230,5 +331,7 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 	free(nts);
 	free(counts);
 	free(names);
+	free(is_dlq);
+	free(dlqs);
 	return ok;
 }

@@ -94,19 +94,6 @@ void kafka_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 	kafka_log(k, "warning: Kafka: %s: %s", rd_kafka_err2name(err), reason);
 }
 
-/* Delivery reports: remember the first failure; the loop acts on it. */
-static void delivery_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
-{
-	stoat_kafka *k = opaque;
-	(void)rk;
-	if (m->err && !k->delivery_error[0])
-		snprintf(k->delivery_error, sizeof k->delivery_error, "cannot write to topic %s: %s",
-			 rd_kafka_topic_name(m->rkt), rd_kafka_err2str(m->err));
-	/* Changelog records carry their store partition: its checkpoint. */
-	if (!m->err && m->_private)
-		stoat_store_part_acked(m->_private, m->offset);
-}
-
 /*
  * Finishes a client: the user's properties for role ("producer" or
  * "consumer") go last, so they win; then the driver's opaque and error
@@ -158,7 +145,7 @@ rd_kafka_t *kafka_new_producer(stoat_kafka *k, bool transactional)
 		/* At-least-once: keep retrying while the cluster is away. */
 		ok = kafka_conf_set(conf, k->prog, "message.timeout.ms", "0");
 	}
-	rd_kafka_conf_set_dr_msg_cb(conf, delivery_cb);
+	rd_kafka_conf_set_dr_msg_cb(conf, kafka_delivery_report);
 	return make_client(k, conf, ok, "producer", RD_KAFKA_PRODUCER, "the Kafka producer");
 }
 

@@ -119,15 +119,20 @@ static bool txn_error(stoat_kafka *k, rd_kafka_error_t *e, const char *what, boo
 		 * producer, and so do we (kafka_replace_producer), unless it keeps
 		 * happening, which means another live instance has our id.
 		 */
-		kafka_log(k, "warning: %s: %s: the producer was fenced", what, rd_kafka_error_string(e));
+		kafka_log(k, "warning: %s: %s: the producer was fenced%s%s%s", what, rd_kafka_error_string(e),
+			  k->delivery_error[0] ? " after records could not be written (the first: " : "", k->delivery_error,
+			  k->delivery_error[0] ? ")" : "");
 		k->fenced = true;
 	} else if (rd_kafka_error_is_fatal(e)) {
 		kafka_log(k, "error: %s: %s (fatal: stopping)", what, rd_kafka_error_string(e));
 		k->fatal = true;
 		kafka_stop_requested = 1;
 	} else if (rd_kafka_error_txn_requires_abort(e)) {
-		kafka_log(k, "warning: %s: %s; aborting the transaction and reprocessing from the last commit", what,
-		      rd_kafka_error_string(e));
+		/* "N message(s) failed delivery (see individual delivery reports)":
+		 * the reports were printed as they came; name the first here. */
+		kafka_log(k, "warning: %s: %s%s%s%s; aborting the transaction and reprocessing from the last commit", what,
+			  rd_kafka_error_string(e), k->delivery_error[0] ? " (the first: " : "", k->delivery_error,
+			  k->delivery_error[0] ? ")" : "");
 		*abort = true;
 	} else {
 		kafka_log(k, "warning: %s: %s; retrying", what, rd_kafka_error_string(e));
@@ -325,9 +330,17 @@ bool kafka_replace_producer(stoat_kafka *k)
 {
 	int64_t now = stoat_now_ms();
 	if (k->fencings >= 3 && now - k->fenced_at[0] < 60000) {
-		kafka_log(k, "error: fenced three times within a minute: another instance with transactional id %s is "
-			 "running; stopping",
-		      k->transactional_id);
+		if (k->last_delivery_failure_ms > k->fenced_at[0])
+			/* Records that cannot be written keep a transaction open past
+			 * its timeout, and the coordinator fences it: that is no
+			 * other instance. */
+			kafka_log(k, "error: fenced three times within a minute after records could not be written (the "
+				     "last: %s; see the delivery errors above): the transactions could not complete; stopping",
+				  k->last_delivery_error);
+		else
+			kafka_log(k, "error: fenced three times within a minute: another instance with transactional id %s "
+				     "is running; stopping",
+				  k->transactional_id);
 		k->fatal = true;
 		kafka_stop_requested = 1;
 		return false;

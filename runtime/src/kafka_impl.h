@@ -60,7 +60,10 @@ struct stoat_kafka {
 	int64_t last_input_ms;
 	int64_t last_warn_ms;
 	char *transactional_id; /* <app id>-<instance or random id> (kafka_ids.c) */
-	char delivery_error[512];
+	char delivery_error[512]; /* the first delivery error since the last commit or abort */
+	uint64_t delivery_failures; /* delivery errors of the run (kafka_delivery_report) */
+	int64_t last_delivery_failure_ms; /* when the last one came (0: none) */
+	char last_delivery_error[512];     /* and what it said */
 	uint64_t commits;
 	uint64_t aborts;
 	bool fenced;            /* the producer was fenced: replace it */
@@ -175,6 +178,10 @@ void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_
 
 /* The Kafka driver's operations (driver.h). */
 extern const stoat_driver_ops kafka_driver_ops;
+
+/* The producer's delivery report callback (opaque: the stoat_kafka):
+ * prints failures, keeps the first in delivery_error. */
+void kafka_delivery_report(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque);
 
 /* ------------------------------------------------------------------ */
 /* kafka_admin.c                                                       */

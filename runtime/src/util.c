@@ -87,6 +87,28 @@ const char *stoat_format_name(stoat_format f)
 	}
 	return "(unknown format)";
 }
+/*
+ * Kafka's rule for topic names: 1 to 249 characters from [a-zA-Z0-9._-],
+ * not "." or "..".  Names that come from data (per-record topics) or from
+ * settings (dead-letter topics) are checked before use; the compiler
+ * checks those in the program.
+ */
+bool stoat_topic_name_valid(stoat_str topic)
+{
+	if (topic.len == 0 || topic.len > 249)
+		return false;
+	if ((topic.len == 1 && topic.ptr[0] == '.') || (topic.len == 2 && topic.ptr[0] == '.' && topic.ptr[1] == '.'))
+		return false;
+	for (size_t i = 0; i < topic.len; i++) {
+		char c = topic.ptr[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			  c == '.' || c == '_' || c == '-';
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 /* The name of an error policy. */
 const char *stoat_policy_name(stoat_policy p)
 {

@@ -103,4 +103,7 @@ const char *stoat_format_name(stoat_format f);
 const char *stoat_policy_name(stoat_policy p);
 const char *stoat_guarantee_name(stoat_guarantee g);
 
+/* Kafka's rule for topic names: 1-249 of [a-zA-Z0-9._-], not . or .. */
+bool stoat_topic_name_valid(stoat_str topic);
+
 #endif /* STOAT_RUNTIME_UTIL_H */
