@@ -6,6 +6,7 @@
  */
 #include "kafka_impl.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,36 +80,97 @@ static void log_restored(stoat_kafka *k, const restore_job *j, int64_t ms)
 }
 
 /*
+ * Reads the offsets lo..hi (log start, end) of changelog partition
+ * topic[partition].  A changelog created a moment ago may have no leader
+ * yet: retries quickly at first, and says so only if it lasts.  False if
+ * the process must stop.
+ */
+static bool changelog_offsets(stoat_kafka *k, const char *topic, int32_t partition, int64_t *lo, int64_t *hi)
+{
+	rd_kafka_resp_err_t e;
+	for (int attempt = 0; (e = rd_kafka_query_watermark_offsets(k->restorer, topic, partition, lo, hi, 10000)) !=
+			      RD_KAFKA_RESP_ERR_NO_ERROR;
+	     attempt++) {
+		if (attempt >= 20 && attempt % 10 == 0)
+			kafka_log(k, "warning: cannot read the offsets of changelog %s[%" PRId32 "] (%s); retrying", topic,
+				  partition, rd_kafka_err2str(e));
+		if (kafka_stop_requested)
+			return false;
+		usleep(attempt < 20 ? 50 * 1000 : 500 * 1000);
+	}
+	return true;
+}
+
+/*
+ * A checkpoint above its changelog's end (the topic was deleted and
+ * re-created, or a rebuild did not finish): nothing is discarded without
+ * being asked to.  Refusing (the default) says what was found (and
+ * restore_assigned what the choices are), and stops the process with
+ * STOAT_EXIT_STATE; the local state and the changelog stay as they are.
+ * False: the process stops.
+ */
+static bool refuse_mismatch(stoat_kafka *k, const restore_job *j, int64_t lo, int64_t hi)
+{
+	const stoat_store_part *p = j->part;
+	int store = stoat_store_part_store(p);
+	int32_t partition = stoat_store_part_partition(p);
+	if (stoat_store_part_rebuild_pending(p))
+		kafka_log(k, "error: store %s, partition %" PRId32 ": a rebuild of changelog %s[%" PRId32 "] from the "
+			  "local state started and did not finish (the changelog now holds offsets %" PRId64 "..%" PRId64
+			  ")",
+			  k->app->stores[store].name, partition, j->topic, partition, lo, hi);
+	else
+		kafka_log(k, "error: store %s, partition %" PRId32 ": the local state's checkpoint is changelog offset "
+			  "%" PRId64 ", but changelog %s[%" PRId32 "] holds offsets %" PRId64 "..%" PRId64 " only (was "
+			  "the topic deleted or re-created?)",
+			  k->app->stores[store].name, partition, stoat_store_part_checkpoint(p), j->topic, partition, lo,
+			  hi);
+	k->state_mismatch = true;
+	return false;
+}
+
+/*
  * Prepares a job: reads the changelog partition's offsets and starts the
- * store partition's restore.  A checkpoint outside the changelog's offsets
- * (the topic was recreated, say) rebuilds the partition from the start.
+ * store partition's restore (stoat_store_part_restore_plan decides from
+ * where).  A checkpoint below the changelog's start restores from scratch
+ * (its head was removed: what a compacted changelog holds is still the
+ * state, as Kafka Streams assumes on OffsetOutOfRange); one above its end
+ * is a mismatch, handled as --on-state-mismatch says.
  */
 static bool restore_prepare(stoat_kafka *k, restore_job *j)
 {
 	int32_t partition = stoat_store_part_partition(j->part);
 	int64_t lo = 0, hi = 0;
-	rd_kafka_resp_err_t e;
-	/* A changelog created a moment ago may have no leader yet: retry
-	 * quickly at first, and say so only if it lasts. */
-	for (int attempt = 0; (e = rd_kafka_query_watermark_offsets(k->restorer, j->topic, partition, &lo, &hi,
-								     10000)) != RD_KAFKA_RESP_ERR_NO_ERROR;
-	     attempt++) {
-		if (attempt >= 20 && attempt % 10 == 0)
-			kafka_log(k, "warning: cannot read the offsets of changelog %s[%" PRId32 "] (%s); retrying",
-			      j->topic, partition, rd_kafka_err2str(e));
-		if (kafka_stop_requested)
-			return false;
-		usleep(attempt < 20 ? 50 * 1000 : 500 * 1000);
+	if (!changelog_offsets(k, j->topic, partition, &lo, &hi))
+		return false;
+	stoat_restore_plan plan = stoat_store_part_restore_plan(j->part, lo, hi);
+	if (plan == STOAT_RESTORE_MISMATCH) {
+		if (k->opt->on_state_mismatch == STOAT_MISMATCH_REFUSE)
+			return refuse_mismatch(k, j, lo, hi);
+		if (k->opt->on_state_mismatch == STOAT_MISMATCH_REBUILD_CHANGELOG) {
+			kafka_log(k, "warning: %s[%" PRId32 "]: checkpoint %" PRId64 " is above the changelog's offsets "
+				  "%" PRId64 "..%" PRId64 "; rebuilding the changelog from the local state "
+				  "(--on-state-mismatch rebuild-changelog)",
+				  j->topic, partition, stoat_store_part_checkpoint(j->part), lo, hi);
+			if (!kafka_rebuild_changelog(k, j->part, j->topic, lo, hi) ||
+			    !changelog_offsets(k, j->topic, partition, &lo, &hi))
+				return false;
+			plan = stoat_store_part_restore_plan(j->part, lo, hi);
+			assert(plan == STOAT_RESTORE_FROM_CHECKPOINT);
+		} else {
+			kafka_log(k, "warning: %s[%" PRId32 "]: checkpoint %" PRId64 " is above the changelog's offsets "
+				  "%" PRId64 "..%" PRId64 "; discarding the local state and restoring the store partition "
+				  "from the changelog (--on-state-mismatch reset)",
+				  j->topic, partition, stoat_store_part_checkpoint(j->part), lo, hi);
+		}
+	} else if (plan == STOAT_RESTORE_FROM_START && stoat_store_part_checkpoint(j->part) > 0) {
+		kafka_log(k, "warning: %s[%" PRId32 "]: checkpoint %" PRId64 " is below the changelog's offsets %" PRId64
+			  "..%" PRId64 " (its head was deleted); restoring the store partition from the start",
+			  j->topic, partition, stoat_store_part_checkpoint(j->part), lo, hi);
 	}
-	j->from = stoat_store_part_checkpoint(j->part);
+	bool scratch = plan != STOAT_RESTORE_FROM_CHECKPOINT;
+	j->from = scratch ? lo : stoat_store_part_checkpoint(j->part);
 	j->end = hi;
-	bool scratch = j->from > hi || j->from < lo;
-	if (scratch) {
-		kafka_log(k, "warning: %s[%" PRId32 "]: checkpoint %" PRId64 " is outside the changelog's offsets %" PRId64
-			 "..%" PRId64 "; rebuilding the store partition from the start",
-		      j->topic, partition, j->from, lo, hi);
-		j->from = lo;
-	}
 	char err[1024];
 	if (!stoat_store_part_restore_start(j->part, scratch, err, sizeof err)) {
 		kafka_log(k, "error: %s", err);
@@ -181,6 +243,12 @@ static bool restore_assigned(stoat_kafka *k, const rd_kafka_topic_partition_list
 			j->part = p;
 			j->topic = stoat_state_changelog_topic(k->state, source->stores[s]);
 			ok = restore_prepare(k, j);
+			if (!ok && k->state_mismatch && !kafka_stop_requested) {
+				/* Name every mismatched partition before stopping. */
+				ok = true;
+				j->done = true;
+				continue;
+			}
 			if (ok && j->done)
 				ok = restore_finish(k, j, start);
 			else if (ok) {
@@ -188,6 +256,13 @@ static bool restore_assigned(stoat_kafka *k, const rd_kafka_topic_partition_list
 				pending++;
 			}
 		}
+	}
+	if (ok && k->state_mismatch) {
+		kafka_log(k, "error: the local state is kept; stopping without processing its partitions. Start again with "
+			  "--on-state-mismatch rebuild-changelog to write the local state to the changelog and go on "
+			  "from it, or with --on-state-mismatch reset to discard the local state and restore the store "
+			  "from what the changelog holds");
+		ok = false;
 	}
 	if (ok && pending > 0) {
 		rd_kafka_resp_err_t e = rd_kafka_assign(k->restorer, l);
