@@ -71,6 +71,7 @@ struct stoat_kafka {
 	stoat_state *state;                  /* the app's stores (NULL: none) */
 	rd_kafka_topic_t **changelog_topics; /* per store */
 	rd_kafka_t *restorer;                /* reads changelogs on assignment */
+	rd_kafka_t *offsets_reader;          /* changelogs' high watermarks (kafka_rebalance.c) */
 	rd_kafka_queue_t *purge_results;     /* answers to DeleteRecords */
 	int64_t last_purge_ms;
 	int purges_in_flight;

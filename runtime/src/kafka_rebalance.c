@@ -6,7 +6,6 @@
  */
 #include "kafka_impl.h"
 
-#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,17 +78,54 @@ static void log_restored(stoat_kafka *k, const restore_job *j, int64_t ms)
 	      j->topic, stoat_store_part_partition(j->part), stoat_store_part_restored(j->part), j->from, j->end, ms);
 }
 
+/* A changelog partition's offsets. */
+typedef struct changelog_range {
+	int64_t lo;     /* log start */
+	int64_t stable; /* end for read_committed readers: where a restore stops */
+	int64_t end;    /* high watermark: after the last acknowledged record */
+} changelog_range;
+
 /*
- * Reads the offsets lo..hi (log start, end) of changelog partition
- * topic[partition].  A changelog created a moment ago may have no leader
- * yet: retries quickly at first, and says so only if it lasts.  False if
- * the process must stop.
+ * The client that reads changelogs' high watermarks: read_uncommitted, as
+ * librdkafka answers a watermark query at the client's isolation level
+ * (the restorer's read_committed gives the last stable offset, which lags
+ * a committed transaction until its markers are written).  NULL after a
+ * message.
  */
-static bool changelog_offsets(stoat_kafka *k, const char *topic, int32_t partition, int64_t *lo, int64_t *hi)
+static rd_kafka_t *new_offsets_reader(stoat_kafka *k)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char client_id[300];
+	snprintf(client_id, sizeof client_id, "%s-restore-offsets", k->app->app_id);
+	bool ok = kafka_conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
+		  kafka_conf_set(conf, k->prog, "client.id", client_id) &&
+		  kafka_conf_set(conf, k->prog, "isolation.level", "read_uncommitted") &&
+		  kafka_conf_set(conf, k->prog, "allow.auto.create.topics", "false");
+	if (!ok || !kafka_conf_user(conf, k->opt, k->prog, "consumer")) {
+		rd_kafka_conf_destroy(conf);
+		return NULL;
+	}
+	rd_kafka_conf_set_opaque(conf, k);
+	rd_kafka_conf_set_error_cb(conf, kafka_error_cb);
+	char err[512];
+	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+	if (!rk)
+		kafka_log(k, "error: cannot create the changelog offsets reader: %s", err);
+	return rk;
+}
+
+/*
+ * Reads the offsets of changelog partition topic[partition] through rk.
+ * A changelog created a moment ago may have no leader yet: retries
+ * quickly at first, and says so only if it lasts.  False if the process
+ * must stop.
+ */
+static bool query_offsets(stoat_kafka *k, rd_kafka_t *rk, const char *topic, int32_t partition, int64_t *lo,
+			  int64_t *hi)
 {
 	rd_kafka_resp_err_t e;
-	for (int attempt = 0; (e = rd_kafka_query_watermark_offsets(k->restorer, topic, partition, lo, hi, 10000)) !=
-			      RD_KAFKA_RESP_ERR_NO_ERROR;
+	for (int attempt = 0;
+	     (e = rd_kafka_query_watermark_offsets(rk, topic, partition, lo, hi, 10000)) != RD_KAFKA_RESP_ERR_NO_ERROR;
 	     attempt++) {
 		if (attempt >= 20 && attempt % 10 == 0)
 			kafka_log(k, "warning: cannot read the offsets of changelog %s[%" PRId32 "] (%s); retrying", topic,
@@ -98,6 +134,22 @@ static bool changelog_offsets(stoat_kafka *k, const char *topic, int32_t partiti
 			return false;
 		usleep(attempt < 20 ? 50 * 1000 : 500 * 1000);
 	}
+	return true;
+}
+
+/* The offsets of changelog partition topic[partition]; false if the
+ * process must stop. */
+static bool changelog_offsets(stoat_kafka *k, const char *topic, int32_t partition, changelog_range *r)
+{
+	if (!k->offsets_reader && !(k->offsets_reader = new_offsets_reader(k)))
+		return false;
+	int64_t lo = 0;
+	if (!query_offsets(k, k->restorer, topic, partition, &r->lo, &r->stable) ||
+	    !query_offsets(k, k->offsets_reader, topic, partition, &lo, &r->end))
+		return false;
+	/* The stable end is read first: the high watermark is never below it. */
+	if (r->end < r->stable)
+		r->end = r->stable;
 	return true;
 }
 
@@ -140,43 +192,50 @@ static bool refuse_mismatch(stoat_kafka *k, const restore_job *j, int64_t lo, in
 static bool restore_prepare(stoat_kafka *k, restore_job *j)
 {
 	int32_t partition = stoat_store_part_partition(j->part);
-	int64_t lo = 0, hi = 0;
-	if (!changelog_offsets(k, j->topic, partition, &lo, &hi))
+	changelog_range r;
+	if (!changelog_offsets(k, j->topic, partition, &r))
 		return false;
-	stoat_restore_plan plan = stoat_store_part_restore_plan(j->part, lo, hi);
+	/* A checkpoint may be above the stable end (its transaction's markers
+	 * are not written yet), never above the high watermark. */
+	stoat_restore_plan plan = stoat_store_part_restore_plan(j->part, r.lo, r.end);
 	if (plan == STOAT_RESTORE_MISMATCH) {
 		if (k->opt->on_state_mismatch == STOAT_MISMATCH_REFUSE)
-			return refuse_mismatch(k, j, lo, hi);
+			return refuse_mismatch(k, j, r.lo, r.end);
 		if (k->opt->on_state_mismatch == STOAT_MISMATCH_REBUILD_CHANGELOG) {
 			kafka_log(k, "warning: %s[%" PRId32 "]: checkpoint %" PRId64 " is above the changelog's offsets "
 				  "%" PRId64 "..%" PRId64 "; rebuilding the changelog from the local state "
 				  "(--on-state-mismatch rebuild-changelog)",
-				  j->topic, partition, stoat_store_part_checkpoint(j->part), lo, hi);
-			if (!kafka_rebuild_changelog(k, j->part, j->topic, lo, hi) ||
-			    !changelog_offsets(k, j->topic, partition, &lo, &hi))
+				  j->topic, partition, stoat_store_part_checkpoint(j->part), r.lo, r.end);
+			if (!kafka_rebuild_changelog(k, j->part, j->topic, r.lo, r.end) ||
+			    !changelog_offsets(k, j->topic, partition, &r))
 				return false;
-			plan = stoat_store_part_restore_plan(j->part, lo, hi);
-			assert(plan == STOAT_RESTORE_FROM_CHECKPOINT);
+			plan = stoat_store_part_restore_plan(j->part, r.lo, r.end);
+			if (plan != STOAT_RESTORE_FROM_CHECKPOINT) {
+				kafka_log(k, "error: %s[%" PRId32 "]: after the rebuild, checkpoint %" PRId64 " is still outside "
+					  "the changelog's offsets %" PRId64 "..%" PRId64,
+					  j->topic, partition, stoat_store_part_checkpoint(j->part), r.lo, r.end);
+				return false;
+			}
 		} else {
 			kafka_log(k, "warning: %s[%" PRId32 "]: checkpoint %" PRId64 " is above the changelog's offsets "
 				  "%" PRId64 "..%" PRId64 "; discarding the local state and restoring the store partition "
 				  "from the changelog (--on-state-mismatch reset)",
-				  j->topic, partition, stoat_store_part_checkpoint(j->part), lo, hi);
+				  j->topic, partition, stoat_store_part_checkpoint(j->part), r.lo, r.end);
 		}
 	} else if (plan == STOAT_RESTORE_FROM_START && stoat_store_part_checkpoint(j->part) > 0) {
 		kafka_log(k, "warning: %s[%" PRId32 "]: checkpoint %" PRId64 " is below the changelog's offsets %" PRId64
 			  "..%" PRId64 " (its head was deleted); restoring the store partition from the start",
-			  j->topic, partition, stoat_store_part_checkpoint(j->part), lo, hi);
+			  j->topic, partition, stoat_store_part_checkpoint(j->part), r.lo, r.end);
 	}
 	bool scratch = plan != STOAT_RESTORE_FROM_CHECKPOINT;
-	j->from = scratch ? lo : stoat_store_part_checkpoint(j->part);
-	j->end = hi;
+	j->from = scratch ? r.lo : stoat_store_part_checkpoint(j->part);
+	j->end = r.stable;
 	char err[1024];
 	if (!stoat_store_part_restore_start(j->part, scratch, err, sizeof err)) {
 		kafka_log(k, "error: %s", err);
 		return false;
 	}
-	j->done = j->from >= hi;
+	j->done = j->from >= j->end;
 	return true;
 }
 
@@ -362,6 +421,8 @@ void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_
 			k->fatal = true;
 			kafka_stop_requested = 1;
 		}
+		/* So is restoring: the idle time counts from its end. */
+		k->last_input_ms = stoat_now_ms();
 		if (!cooperative(rk)) {
 			rd_kafka_resp_err_t ae = rd_kafka_assign(rk, parts);
 			if (ae)

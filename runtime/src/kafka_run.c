@@ -378,6 +378,8 @@ out:
 		rd_kafka_consumer_close(k->restorer);
 		rd_kafka_destroy(k->restorer);
 	}
+	if (k->offsets_reader)
+		rd_kafka_destroy(k->offsets_reader);
 	if (k->producer) {
 		if (status == STOAT_EXIT_OK && !k->eos)
 			rd_kafka_flush(k->producer, 30000);
