@@ -17,6 +17,7 @@
  *     memory: default               # preset: low (less prefetching, RSS), default, high
  *     state_memory: 512M            # RocksDB budget (default: the preset's)
  *     cache_max_bytes: 10M          # record cache of all stores; 0 turns it off
+ *     on_state_mismatch: refuse     # or rebuild-changelog, reset (see state.h)
  *     kafka:              # both clients
  *       socket.timeout.ms: 10000
  *     consumer:
@@ -225,6 +226,12 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 			return false;
 		}
 		opt->memory_budget = n;
+	} else if (strcmp(name, "on_state_mismatch") == 0) {
+		if (!stoat_state_mismatch_parse(value, &opt->on_state_mismatch)) {
+			fprintf(stderr, "%s: error: %s: on_state_mismatch must be refuse, rebuild-changelog or reset, not '%s'\n",
+				prog, where, value);
+			return false;
+		}
 	} else if (strcmp(name, "cache_max_bytes") == 0) {
 		if (!stoat_parse_byte_size(value, &opt->cache_max_bytes)) {
 			fprintf(stderr, "%s: error: %s: cache_max_bytes must be a size (0, 65536, 10M), not '%s'\n", prog,
@@ -236,7 +243,7 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 		fprintf(stderr,
 			"%s: error: %s: unknown setting '%s' (settings: bootstrap_servers, guarantee, "
 			"commit_interval, instance_id, static_membership, on_error, batch_size, idle_exit, "
-			"memory, state_dir, state_memory, cache_max_bytes, repartition_purge_interval; "
+			"memory, state_dir, state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval; "
 			"librdkafka properties "
 			"go under kafka:, consumer: or producer:)\n",
 			prog, where_name, name);
@@ -461,6 +468,7 @@ static bool read_environment(stoat_kafka_options *opt, const char *prog)
 		{ "STOAT_MEMORY", "memory" },
 		{ "STOAT_STATE_MEMORY", "state_memory" },
 		{ "STOAT_CACHE_MAX_BYTES", "cache_max_bytes" },
+		{ "STOAT_ON_STATE_MISMATCH", "on_state_mismatch" },
 		{ "STOAT_REPARTITION_PURGE_INTERVAL", "repartition_purge_interval" },
 	};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
@@ -615,7 +623,7 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 		{ "--instance-id", "instance_id" }, { "--on-error", "on_error" },
 		{ "--batch", "batch_size" }, { "--idle-exit", "idle_exit" },
 		{ "--state-dir", "state_dir" }, { "--state-memory", "state_memory" }, { "--memory", "memory" },
-		{ "--cache-max-bytes", "cache_max_bytes" },
+		{ "--cache-max-bytes", "cache_max_bytes" }, { "--on-state-mismatch", "on_state_mismatch" },
 		{ "--repartition-purge-interval", "repartition_purge_interval" },
 	};
 	for (int i = 0; i < argc; i++) {

@@ -7,6 +7,7 @@
 #ifndef STOAT_RUNTIME_KAFKA_H
 #define STOAT_RUNTIME_KAFKA_H
 
+#include "state.h"
 #include "util.h"
 
 /* A librdkafka property given on the command line, in YAML or the env. */
@@ -43,6 +44,7 @@ typedef struct stoat_kafka_options {
 	stoat_memory memory;           /* the process's memory preset */
 	size_t memory_budget;          /* RocksDB, for all stores (0: the preset's) */
 	size_t cache_max_bytes;        /* record cache, all stores (0: off) */
+	stoat_state_mismatch on_state_mismatch; /* a checkpoint above its changelog's end */
 	bool stats;
 	stoat_kafka_prop *props;
 	size_t prop_count;

@@ -7,6 +7,7 @@
  *                      consumer, changelog reader, topic handles, the log
  *   kafka_commit.c     commits, transactions, aborts, the fenced producer
  *   kafka_rebalance.c  assignment and revocation, restoring the stores
+ *   kafka_rebuild.c    rebuilding a changelog from the local state
  *   kafka_produce.c    producing records: the driver's operations
  *   kafka_admin.c      internal topics: creation, purging consumed records
  *   kafka_ids.c        the names made at start-up: the transactional id
@@ -55,6 +56,7 @@ struct stoat_kafka {
 	bool in_txn;
 	bool failed;        /* the fail policy stopped the app: commit nothing */
 	bool fatal;         /* a fatal Kafka error: commit nothing */
+	bool state_mismatch; /* a checkpoint did not match its changelog: exit STOAT_EXIT_STATE */
 	bool dirty;         /* progress since the last commit */
 	int64_t last_commit_ms;
 	int64_t last_input_ms;
@@ -73,6 +75,7 @@ struct stoat_kafka {
 	stoat_state *state;                  /* the app's stores (NULL: none) */
 	rd_kafka_topic_t **changelog_topics; /* per store */
 	rd_kafka_t *restorer;                /* reads changelogs on assignment */
+	rd_kafka_t *offsets_reader;          /* changelogs' high watermarks (kafka_rebalance.c) */
 	rd_kafka_queue_t *purge_results;     /* answers to DeleteRecords */
 	int64_t last_purge_ms;
 	int purges_in_flight;
@@ -171,6 +174,14 @@ bool kafka_has_shared_stores(const stoat_app *app);
  * revocation (with a commit). */
 void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t *parts,
 			void *opaque);
+
+/* ------------------------------------------------------------------ */
+/* kafka_rebuild.c                                                     */
+/* ------------------------------------------------------------------ */
+
+/* Writes store partition p's local state to its changelog partition
+ * (offsets lo..hi now) and checkpoints it; false after a message. */
+bool kafka_rebuild_changelog(stoat_kafka *k, stoat_store_part *p, const char *topic, int64_t lo, int64_t hi);
 
 /* ------------------------------------------------------------------ */
 /* kafka_produce.c                                                     */

@@ -78,43 +78,164 @@ static void log_restored(stoat_kafka *k, const restore_job *j, int64_t ms)
 	      j->topic, stoat_store_part_partition(j->part), stoat_store_part_restored(j->part), j->from, j->end, ms);
 }
 
+/* A changelog partition's offsets. */
+typedef struct changelog_range {
+	int64_t lo;     /* log start */
+	int64_t stable; /* end for read_committed readers: where a restore stops */
+	int64_t end;    /* high watermark: after the last acknowledged record */
+} changelog_range;
+
 /*
- * Prepares a job: reads the changelog partition's offsets and starts the
- * store partition's restore.  A checkpoint outside the changelog's offsets
- * (the topic was recreated, say) rebuilds the partition from the start.
+ * The client that reads changelogs' high watermarks: read_uncommitted, as
+ * librdkafka answers a watermark query at the client's isolation level
+ * (the restorer's read_committed gives the last stable offset, which lags
+ * a committed transaction until its markers are written).  NULL after a
+ * message.
  */
-static bool restore_prepare(stoat_kafka *k, restore_job *j)
+static rd_kafka_t *new_offsets_reader(stoat_kafka *k)
 {
-	int32_t partition = stoat_store_part_partition(j->part);
-	int64_t lo = 0, hi = 0;
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char client_id[300];
+	snprintf(client_id, sizeof client_id, "%s-restore-offsets", k->app->app_id);
+	bool ok = kafka_conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
+		  kafka_conf_set(conf, k->prog, "client.id", client_id) &&
+		  kafka_conf_set(conf, k->prog, "isolation.level", "read_uncommitted") &&
+		  kafka_conf_set(conf, k->prog, "allow.auto.create.topics", "false");
+	if (!ok || !kafka_conf_user(conf, k->opt, k->prog, "consumer")) {
+		rd_kafka_conf_destroy(conf);
+		return NULL;
+	}
+	rd_kafka_conf_set_opaque(conf, k);
+	rd_kafka_conf_set_error_cb(conf, kafka_error_cb);
+	char err[512];
+	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+	if (!rk)
+		kafka_log(k, "error: cannot create the changelog offsets reader: %s", err);
+	return rk;
+}
+
+/*
+ * Reads the offsets of changelog partition topic[partition] through rk.
+ * A changelog created a moment ago may have no leader yet: retries
+ * quickly at first, and says so only if it lasts.  False if the process
+ * must stop.
+ */
+static bool query_offsets(stoat_kafka *k, rd_kafka_t *rk, const char *topic, int32_t partition, int64_t *lo,
+			  int64_t *hi)
+{
 	rd_kafka_resp_err_t e;
-	/* A changelog created a moment ago may have no leader yet: retry
-	 * quickly at first, and say so only if it lasts. */
-	for (int attempt = 0; (e = rd_kafka_query_watermark_offsets(k->restorer, j->topic, partition, &lo, &hi,
-								     10000)) != RD_KAFKA_RESP_ERR_NO_ERROR;
+	for (int attempt = 0;
+	     (e = rd_kafka_query_watermark_offsets(rk, topic, partition, lo, hi, 10000)) != RD_KAFKA_RESP_ERR_NO_ERROR;
 	     attempt++) {
 		if (attempt >= 20 && attempt % 10 == 0)
-			kafka_log(k, "warning: cannot read the offsets of changelog %s[%" PRId32 "] (%s); retrying",
-			      j->topic, partition, rd_kafka_err2str(e));
+			kafka_log(k, "warning: cannot read the offsets of changelog %s[%" PRId32 "] (%s); retrying", topic,
+				  partition, rd_kafka_err2str(e));
 		if (kafka_stop_requested)
 			return false;
 		usleep(attempt < 20 ? 50 * 1000 : 500 * 1000);
 	}
-	j->from = stoat_store_part_checkpoint(j->part);
-	j->end = hi;
-	bool scratch = j->from > hi || j->from < lo;
-	if (scratch) {
-		kafka_log(k, "warning: %s[%" PRId32 "]: checkpoint %" PRId64 " is outside the changelog's offsets %" PRId64
-			 "..%" PRId64 "; rebuilding the store partition from the start",
-		      j->topic, partition, j->from, lo, hi);
-		j->from = lo;
+	return true;
+}
+
+/* The offsets of changelog partition topic[partition]; false if the
+ * process must stop. */
+static bool changelog_offsets(stoat_kafka *k, const char *topic, int32_t partition, changelog_range *r)
+{
+	if (!k->offsets_reader && !(k->offsets_reader = new_offsets_reader(k)))
+		return false;
+	int64_t lo = 0;
+	if (!query_offsets(k, k->restorer, topic, partition, &r->lo, &r->stable) ||
+	    !query_offsets(k, k->offsets_reader, topic, partition, &lo, &r->end))
+		return false;
+	/* The stable end is read first: the high watermark is never below it. */
+	if (r->end < r->stable)
+		r->end = r->stable;
+	return true;
+}
+
+/*
+ * A checkpoint above its changelog's end (the topic was deleted and
+ * re-created, or a rebuild did not finish): nothing is discarded without
+ * being asked to.  Refusing (the default) says what was found (and
+ * restore_assigned what the choices are), and stops the process with
+ * STOAT_EXIT_STATE; the local state and the changelog stay as they are.
+ * False: the process stops.
+ */
+static bool refuse_mismatch(stoat_kafka *k, const restore_job *j, int64_t lo, int64_t hi)
+{
+	const stoat_store_part *p = j->part;
+	int store = stoat_store_part_store(p);
+	int32_t partition = stoat_store_part_partition(p);
+	if (stoat_store_part_rebuild_pending(p))
+		kafka_log(k, "error: store %s, partition %" PRId32 ": a rebuild of changelog %s[%" PRId32 "] from the "
+			  "local state started and did not finish (the changelog now holds offsets %" PRId64 "..%" PRId64
+			  ")",
+			  k->app->stores[store].name, partition, j->topic, partition, lo, hi);
+	else
+		kafka_log(k, "error: store %s, partition %" PRId32 ": the local state's checkpoint is changelog offset "
+			  "%" PRId64 ", but changelog %s[%" PRId32 "] holds offsets %" PRId64 "..%" PRId64 " only (was "
+			  "the topic deleted or re-created?)",
+			  k->app->stores[store].name, partition, stoat_store_part_checkpoint(p), j->topic, partition, lo,
+			  hi);
+	k->state_mismatch = true;
+	return false;
+}
+
+/*
+ * Prepares a job: reads the changelog partition's offsets and starts the
+ * store partition's restore (stoat_store_part_restore_plan decides from
+ * where).  A checkpoint below the changelog's start restores from scratch
+ * (its head was removed: what a compacted changelog holds is still the
+ * state, as Kafka Streams assumes on OffsetOutOfRange); one above its end
+ * is a mismatch, handled as --on-state-mismatch says.
+ */
+static bool restore_prepare(stoat_kafka *k, restore_job *j)
+{
+	int32_t partition = stoat_store_part_partition(j->part);
+	changelog_range r;
+	if (!changelog_offsets(k, j->topic, partition, &r))
+		return false;
+	/* A checkpoint may be above the stable end (its transaction's markers
+	 * are not written yet), never above the high watermark. */
+	stoat_restore_plan plan = stoat_store_part_restore_plan(j->part, r.lo, r.end);
+	if (plan == STOAT_RESTORE_MISMATCH) {
+		if (k->opt->on_state_mismatch == STOAT_MISMATCH_REFUSE)
+			return refuse_mismatch(k, j, r.lo, r.end);
+		if (k->opt->on_state_mismatch == STOAT_MISMATCH_REBUILD_CHANGELOG) {
+			kafka_log(k, "warning: %s[%" PRId32 "]: checkpoint %" PRId64 " is above the changelog's offsets "
+				  "%" PRId64 "..%" PRId64 "; rebuilding the changelog from the local state "
+				  "(--on-state-mismatch rebuild-changelog)",
+				  j->topic, partition, stoat_store_part_checkpoint(j->part), r.lo, r.end);
+			if (!kafka_rebuild_changelog(k, j->part, j->topic, r.lo, r.end) ||
+			    !changelog_offsets(k, j->topic, partition, &r))
+				return false;
+			plan = stoat_store_part_restore_plan(j->part, r.lo, r.end);
+			if (plan != STOAT_RESTORE_FROM_CHECKPOINT) {
+				kafka_log(k, "error: %s[%" PRId32 "]: after the rebuild, checkpoint %" PRId64 " is still outside "
+					  "the changelog's offsets %" PRId64 "..%" PRId64,
+					  j->topic, partition, stoat_store_part_checkpoint(j->part), r.lo, r.end);
+				return false;
+			}
+		} else {
+			kafka_log(k, "warning: %s[%" PRId32 "]: checkpoint %" PRId64 " is above the changelog's offsets "
+				  "%" PRId64 "..%" PRId64 "; discarding the local state and restoring the store partition "
+				  "from the changelog (--on-state-mismatch reset)",
+				  j->topic, partition, stoat_store_part_checkpoint(j->part), r.lo, r.end);
+		}
+	} else if (plan == STOAT_RESTORE_FROM_START && stoat_store_part_checkpoint(j->part) > 0) {
+		kafka_log(k, "warning: %s[%" PRId32 "]: checkpoint %" PRId64 " is below the changelog's offsets %" PRId64
+			  "..%" PRId64 " (its head was deleted); restoring the store partition from the start",
+			  j->topic, partition, stoat_store_part_checkpoint(j->part), r.lo, r.end);
 	}
+	bool scratch = plan != STOAT_RESTORE_FROM_CHECKPOINT;
+	j->from = scratch ? r.lo : stoat_store_part_checkpoint(j->part);
+	j->end = r.stable;
 	char err[1024];
 	if (!stoat_store_part_restore_start(j->part, scratch, err, sizeof err)) {
 		kafka_log(k, "error: %s", err);
 		return false;
 	}
-	j->done = j->from >= hi;
+	j->done = j->from >= j->end;
 	return true;
 }
 
@@ -181,6 +302,12 @@ static bool restore_assigned(stoat_kafka *k, const rd_kafka_topic_partition_list
 			j->part = p;
 			j->topic = stoat_state_changelog_topic(k->state, source->stores[s]);
 			ok = restore_prepare(k, j);
+			if (!ok && k->state_mismatch && !kafka_stop_requested) {
+				/* Name every mismatched partition before stopping. */
+				ok = true;
+				j->done = true;
+				continue;
+			}
 			if (ok && j->done)
 				ok = restore_finish(k, j, start);
 			else if (ok) {
@@ -188,6 +315,13 @@ static bool restore_assigned(stoat_kafka *k, const rd_kafka_topic_partition_list
 				pending++;
 			}
 		}
+	}
+	if (ok && k->state_mismatch) {
+		kafka_log(k, "error: the local state is kept; stopping without processing its partitions. Start again with "
+			  "--on-state-mismatch rebuild-changelog to write the local state to the changelog and go on "
+			  "from it, or with --on-state-mismatch reset to discard the local state and restore the store "
+			  "from what the changelog holds");
+		ok = false;
 	}
 	if (ok && pending > 0) {
 		rd_kafka_resp_err_t e = rd_kafka_assign(k->restorer, l);
@@ -287,6 +421,8 @@ void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_
 			k->fatal = true;
 			kafka_stop_requested = 1;
 		}
+		/* So is restoring: the idle time counts from its end. */
+		k->last_input_ms = stoat_now_ms();
 		if (!cooperative(rk)) {
 			rd_kafka_resp_err_t ae = rd_kafka_assign(rk, parts);
 			if (ae)

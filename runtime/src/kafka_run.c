@@ -174,31 +174,10 @@ static size_t assigned_count(const stoat_kafka *k)
 	return n;
 }
 
-/* mkdir -p; false with errno set on failure. */
-static bool make_dirs(const char *path)
-{
-	char buf[4096];
-	size_t n = strlen(path);
-	if (n >= sizeof buf) {
-		errno = ENAMETOOLONG;
-		return false;
-	}
-	memcpy(buf, path, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
-			continue;
-		char c = buf[i];
-		buf[i] = '\0';
-		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-			return false;
-		buf[i] = c;
-	}
-	return true;
-}
-
 /*
  * Opens the stores: RocksDB in <state_dir>/<app_id>/<instance id or
- * "default">, which one process at a time may hold.
+ * "default">, which one process at a time may hold, owner-only (see
+ * state_dir.c).
  */
 static bool open_state(stoat_kafka *k)
 {
@@ -211,10 +190,15 @@ static bool open_state(stoat_kafka *k)
 			     "than %zu bytes: give a shorter --state-dir or --instance-id", sizeof dir - 1);
 		return false;
 	}
-	if (!make_dirs(dir)) {
+	size_t tightened = 0;
+	if (!stoat_state_make_dir(base, dir, &tightened)) {
 		kafka_log(k, "error: cannot create the state directory %s: %s", dir, strerror(errno));
 		return false;
 	}
+	if (tightened)
+		kafka_log(k, "state: took group and other permissions off %zu existing entr%s of %s (state is "
+			  "owner-only: directories 0700, files 0600)",
+			  tightened, tightened == 1 ? "y" : "ies", dir);
 	static const char *const presets[] = { "default", "low", "high" };
 	size_t budget = k->opt->memory_budget ? k->opt->memory_budget : stoat_rocks_memory_budget(presets[k->opt->memory]);
 	stoat_state_options so = { .dir = dir, .memory_budget = budget, .cache_max_bytes = k->opt->cache_max_bytes };
@@ -375,7 +359,7 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		}
 		status = STOAT_EXIT_RECORD_FAILED;
 	} else if (k->fatal) {
-		status = STOAT_EXIT_IO;
+		status = k->state_mismatch ? STOAT_EXIT_STATE : STOAT_EXIT_IO;
 	} else {
 		kafka_log(k, "stopping: committing and leaving the group");
 		if (!kafka_commit(k))
@@ -404,6 +388,8 @@ out:
 		rd_kafka_consumer_close(k->restorer);
 		rd_kafka_destroy(k->restorer);
 	}
+	if (k->offsets_reader)
+		rd_kafka_destroy(k->offsets_reader);
 	if (k->producer) {
 		if (status == STOAT_EXIT_OK && !k->eos)
 			rd_kafka_flush(k->producer, 30000);

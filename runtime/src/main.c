@@ -239,6 +239,9 @@ static void kafka_usage(FILE *f, const char *prog)
 		"                             /tmp/stoat: not for production, see docs)\n"
 		"  --state-memory SIZE        RocksDB budget for all tables (default: the preset's)\n"
 		"  --cache-max-bytes SIZE     record cache of all tables (default 10M; 0: off)\n"
+		"  --on-state-mismatch refuse|rebuild-changelog|reset   a checkpoint above its\n"
+		"                             changelog's end (the topic was re-created): exit 4\n"
+		"                             (default), rebuild the changelog, or reset the table\n"
 		"  --repartition-purge-interval DURATION  delete consumed repartition records (30s)\n"
 		"  -X PROPERTY=VALUE          librdkafka property for both clients;\n"
 		"                             consumer.PROPERTY / producer.PROPERTY for one\n"
@@ -246,7 +249,8 @@ static void kafka_usage(FILE *f, const char *prog)
 		"\n"
 		"Exit status: 0 ok, 1 a record failed under the fail policy, 2 bad usage or\n"
 		"configuration, 3 a fatal Kafka error (fenced, unwritable output), 4 the state\n"
-		"directory cannot be used (another process holds it, or it cannot be created).\n",
+		"directory cannot be used (another process holds it, or it cannot be created),\n"
+		"or a checkpoint does not match its changelog (see --on-state-mismatch).\n",
 		prog, prog, prog);
 }
 

@@ -34,6 +34,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 /* Restored records are written to RocksDB in chunks of this many. */
 #define RESTORE_CHUNK 4096
@@ -56,6 +57,7 @@ struct stoat_store_part {
 	stoat_arena restore_arena;
 	int64_t restore_next; /* offset after the last restored record */
 	uint64_t restored;    /* records applied by the last restore */
+	bool rebuild_pending; /* a rebuild of the changelog started, not finished */
 };
 
 /* A key updated (or read) since the last flush. */
@@ -111,6 +113,34 @@ static stoat_str copy_into(stoat_arena *a, stoat_str s)
 /* ------------------------------------------------------------------ */
 
 /*
+ * State holds user data: its files are 0600 and its directories 0700.
+ * RocksDB creates its files (SSTs, logs, manifests) with the process
+ * umask, not only at open but whenever it flushes or compacts, so the
+ * umask is narrowed to 077 while a database is open, from the first open
+ * to the last close, and put back then (files the process writes outside
+ * the state, such as profiles at exit, keep the user's umask).
+ */
+static int umask_holders;
+static mode_t umask_saved;
+
+/* Narrows the umask to owner-only while a database is open. */
+static void umask_hold(void)
+{
+	if (umask_holders++ == 0) {
+		umask_saved = umask(077);
+		umask(umask_saved | 077);
+	}
+}
+
+/* Puts the user's umask back after the last database closed. */
+static void umask_release(void)
+{
+	assert(umask_holders > 0);
+	if (--umask_holders == 0)
+		umask(umask_saved);
+}
+
+/*
  * Opens the stores of app for driver d: RocksDB in opt->dir when a store
  * needs it, with the checkpoint family; changelog names; the flush
  * context.  NULL and err on failure.
@@ -127,14 +157,13 @@ stoat_state *stoat_state_open(const stoat_app *app, stoat_driver *d, const stoat
 	for (size_t i = 0; i < app->store_count; i++)
 		any_rocks = any_rocks || !app->stores[i].in_memory;
 	if (opt->dir && any_rocks) {
+		umask_hold();
 		st->db = stoat_rocks_open(opt->dir, opt->memory_budget, err, errlen);
-		if (!st->db) {
-			free(st);
-			return NULL;
-		}
-		st->checkpoint_family = stoat_rocks_family(st->db, CHECKPOINT_FAMILY, err, errlen);
+		if (st->db)
+			st->checkpoint_family = stoat_rocks_family(st->db, CHECKPOINT_FAMILY, err, errlen);
 		if (st->checkpoint_family < 0) {
 			stoat_rocks_close(st->db);
+			umask_release();
 			free(st);
 			return NULL;
 		}
@@ -182,7 +211,10 @@ void stoat_state_close(stoat_state *st)
 	free(st->cache.entries);
 	free(st->cache.index);
 	stoat_arena_free(&st->cache.arena);
-	stoat_rocks_close(st->db);
+	if (st->db) {
+		stoat_rocks_close(st->db);
+		umask_release();
+	}
 	stoat_ctx_free(&st->flush_cx);
 	free(st->updates);
 	free(st->update_stores);
@@ -209,6 +241,14 @@ stoat_ctx *stoat_state_flush_ctx(stoat_state *st)
 static stoat_str checkpoint_key(const stoat_store_part *p, char *buf, size_t n)
 {
 	int len = snprintf(buf, n, "%s.%" PRId32, p->st->app->stores[p->store].name, p->partition);
+	return (stoat_str){ buf, (size_t)len };
+}
+
+/* The key marking a partition whose changelog is being rebuilt:
+ * "<store>.<partition>.rebuild" (store names have no dots). */
+static stoat_str rebuild_key(const stoat_store_part *p, char *buf, size_t n)
+{
+	int len = snprintf(buf, n, "%s.%" PRId32 ".rebuild", p->st->app->stores[p->store].name, p->partition);
 	return (stoat_str){ buf, (size_t)len };
 }
 
@@ -272,6 +312,12 @@ stoat_store_part *stoat_state_part(stoat_state *st, int store, int32_t partition
 		}
 		if (found && value.len == 8)
 			p->checkpoint = get_le64(value.ptr);
+		if (!stoat_rocks_get(st->db, st->checkpoint_family, rebuild_key(p, kb, sizeof kb), &st->flush_cx.arena,
+				     &value, &found, err, errlen)) {
+			part_free(p);
+			return NULL;
+		}
+		p->rebuild_pending = found;
 		stoat_arena_reset(&st->flush_cx.arena);
 	}
 	p->acked_end = p->checkpoint;
@@ -745,7 +791,28 @@ bool stoat_store_part_restore_start(stoat_store_part *p, bool from_scratch, char
 	p->checkpoint = p->acked_end = p->restore_next = 0;
 	stoat_mem_map_clear(&p->committed);
 	stoat_mem_map_clear(&p->pending);
-	return p->family < 0 || stoat_rocks_clear_family(p->st->db, p->family, err, errlen);
+	if (p->family < 0)
+		return true;
+	if (!stoat_rocks_clear_family(p->st->db, p->family, err, errlen))
+		return false;
+	/*
+	 * The checkpoint goes with the data (restore_write moves it on), and
+	 * the mark of an unfinished rebuild with them: the stored checkpoint
+	 * must not outlive the data it describes, even when the changelog
+	 * holds nothing to restore.  A crash between the two writes leaves
+	 * the old checkpoint, so the next start sees the same mismatch again.
+	 */
+	char kb[512], rb[512];
+	char zero[8];
+	put_le64(zero, 0);
+	stoat_rocks_kv kvs[2] = {
+		{ p->st->checkpoint_family, checkpoint_key(p, kb, sizeof kb), { zero, 8 } },
+		{ p->st->checkpoint_family, rebuild_key(p, rb, sizeof rb), { NULL, 0 } },
+	};
+	if (!stoat_rocks_write(p->st->db, kvs, 2, err, errlen))
+		return false;
+	p->rebuild_pending = false;
+	return true;
 }
 
 /* Writes the restored records held so far with their checkpoint. */
@@ -809,4 +876,102 @@ bool stoat_store_part_restore_done(stoat_store_part *p, char *err, size_t errlen
 	if (p->restore_next == p->checkpoint && p->restore_count == 0)
 		return true;
 	return restore_write(p, err, errlen);
+}
+
+/* ------------------------------------------------------------------ */
+/* Mismatches between a checkpoint and its changelog                   */
+/* ------------------------------------------------------------------ */
+
+/* Where p's restore starts, given its changelog's offsets lo..hi (see
+ * state.h: only a checkpoint above the end is a mismatch). */
+stoat_restore_plan stoat_store_part_restore_plan(const stoat_store_part *p, int64_t lo, int64_t hi)
+{
+	assert(lo <= hi);
+	if (p->rebuild_pending || p->checkpoint > hi)
+		return STOAT_RESTORE_MISMATCH;
+	if (p->checkpoint < lo)
+		return STOAT_RESTORE_FROM_START;
+	return STOAT_RESTORE_FROM_CHECKPOINT;
+}
+
+/* A rebuild of p's changelog started and did not finish. */
+bool stoat_store_part_rebuild_pending(const stoat_store_part *p)
+{
+	return p->rebuild_pending;
+}
+
+/* Parses --on-state-mismatch's value. */
+bool stoat_state_mismatch_parse(const char *s, stoat_state_mismatch *out)
+{
+	if (strcmp(s, "refuse") == 0)
+		*out = STOAT_MISMATCH_REFUSE;
+	else if (strcmp(s, "rebuild-changelog") == 0 || strcmp(s, "rebuild_changelog") == 0)
+		*out = STOAT_MISMATCH_REBUILD_CHANGELOG;
+	else if (strcmp(s, "reset") == 0)
+		*out = STOAT_MISMATCH_RESET;
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Marks p as being rebuilt, durably, before anything is written to its
+ * changelog: until stoat_store_part_rebuild_done, a restart sees a
+ * mismatch (and rebuilds again or refuses), never a checkpoint that the
+ * changelog does not back.
+ */
+bool stoat_store_part_rebuild_begin(stoat_store_part *p, char *err, size_t errlen)
+{
+	assert(p->family >= 0);
+	char kb[512];
+	stoat_rocks_kv kv = { p->st->checkpoint_family, rebuild_key(p, kb, sizeof kb), { "", 0 } };
+	if (!stoat_rocks_write(p->st->db, &kv, 1, err, errlen))
+		return false;
+	p->rebuild_pending = true;
+	return true;
+}
+
+/*
+ * Hands every key and value of p's committed data to fn, in key order.
+ * The driver's uncommitted batch holds nothing of p then (p was just
+ * assigned, and nothing runs on it before its restore).
+ */
+bool stoat_store_part_scan(stoat_store_part *p, bool (*fn)(void *arg, stoat_str key, stoat_str value), void *arg,
+			   char *err, size_t errlen)
+{
+	assert(p->family >= 0);
+	stoat_rocks_iter *it = stoat_rocks_scan(p->st->db, p->family, (stoat_str){ NULL, 0 });
+	bool more = true;
+	for (; more && stoat_rocks_iter_valid(it); stoat_rocks_iter_next(it))
+		more = fn(arg, stoat_rocks_iter_key(it), stoat_rocks_iter_value(it));
+	return stoat_rocks_iter_close(it, err, errlen);
+}
+
+/* The rebuilt changelog backs p up to checkpoint: records it and clears
+ * the rebuild mark in one write. */
+bool stoat_store_part_rebuild_done(stoat_store_part *p, int64_t checkpoint, char *err, size_t errlen)
+{
+	assert(p->family >= 0 && checkpoint >= 0);
+	char kb[512], rb[512];
+	char v[8];
+	put_le64(v, checkpoint);
+	stoat_rocks_kv kvs[2] = {
+		{ p->st->checkpoint_family, checkpoint_key(p, kb, sizeof kb), { v, 8 } },
+		{ p->st->checkpoint_family, rebuild_key(p, rb, sizeof rb), { NULL, 0 } },
+	};
+	if (!stoat_rocks_write(p->st->db, kvs, 2, err, errlen))
+		return false;
+	p->rebuild_pending = false;
+	p->checkpoint = p->acked_end = checkpoint;
+	return true;
+}
+
+/* Whether p's committed data holds key. */
+bool stoat_store_part_has(stoat_store_part *p, stoat_str key, bool *found, char *err, size_t errlen)
+{
+	stoat_arena *a = &p->st->flush_cx.arena;
+	stoat_str value;
+	bool ok = part_get(p, key, a, &value, found, err, errlen);
+	stoat_arena_reset(a);
+	return ok;
 }

@@ -60,7 +60,8 @@ int64_t stoat_store_part_checkpoint(const stoat_store_part *p);
 
 /*
  * Restoring: start empties the partition when from_scratch (the
- * checkpoint is past the changelog's end: the topic was recreated);
+ * checkpoint is below the changelog's start, or the store is being
+ * reset: see stoat_store_part_restore_plan), and its stored checkpoint;
  * record applies one changelog record (value.ptr NULL: delete) at
  * offset; done writes what is left with the new checkpoint.  Records are
  * written in chunks, each with its checkpoint.
@@ -72,6 +73,72 @@ bool stoat_store_part_restore_done(stoat_store_part *p, char *err, size_t errlen
 
 /* The partition's keys in the committed store (for logs and tests). */
 uint64_t stoat_store_part_restored(const stoat_store_part *p);
+
+/*
+ * Where a restore starts, from the checkpoint and the changelog
+ * partition's offsets lo..hi (log start, end).  A checkpoint below the
+ * log start means records were removed from the changelog's head
+ * (retention, deleted records): the store is wiped and read from lo, as
+ * Kafka Streams does on OffsetOutOfRange, which is what a compacted
+ * changelog still represents.  A checkpoint above the end cannot happen
+ * to a topic that still holds what it was written (offsets never go
+ * back): the topic was deleted and re-created (or lost data), and the
+ * intact local state no longer matches it: a mismatch, as is a rebuild of
+ * the changelog that started and did not finish.
+ */
+typedef enum stoat_restore_plan {
+	STOAT_RESTORE_FROM_CHECKPOINT, /* lo <= checkpoint <= hi */
+	STOAT_RESTORE_FROM_START,      /* checkpoint < lo */
+	STOAT_RESTORE_MISMATCH,        /* checkpoint > hi, or a rebuild left unfinished */
+} stoat_restore_plan;
+
+stoat_restore_plan stoat_store_part_restore_plan(const stoat_store_part *p, int64_t lo, int64_t hi);
+
+/* A rebuild of p's changelog started and did not finish (see below). */
+bool stoat_store_part_rebuild_pending(const stoat_store_part *p);
+
+/*
+ * What `run` does on a mismatch (--on-state-mismatch, on_state_mismatch,
+ * STOAT_ON_STATE_MISMATCH): refuse to start (exit STOAT_EXIT_STATE,
+ * nothing changed), rebuild the changelog from the local state, or reset
+ * the store (discard the local state, restore whatever the changelog
+ * holds).
+ */
+typedef enum stoat_state_mismatch {
+	STOAT_MISMATCH_REFUSE = 0,
+	STOAT_MISMATCH_REBUILD_CHANGELOG,
+	STOAT_MISMATCH_RESET,
+} stoat_state_mismatch;
+
+/* "refuse", "rebuild-changelog" (or "rebuild_changelog"), "reset";
+ * false for anything else. */
+bool stoat_state_mismatch_parse(const char *s, stoat_state_mismatch *out);
+
+/*
+ * Rebuilding a changelog partition from p's committed contents: begin
+ * marks p as being rebuilt (durably: a crash before done leaves a
+ * mismatch, never a checkpoint the changelog does not back); scan hands
+ * every key and value to fn (false from fn stops it); done records the
+ * new checkpoint and clears the mark in one write.  False and err on a
+ * RocksDB error.
+ */
+bool stoat_store_part_rebuild_begin(stoat_store_part *p, char *err, size_t errlen);
+bool stoat_store_part_scan(stoat_store_part *p, bool (*fn)(void *arg, stoat_str key, stoat_str value), void *arg,
+			   char *err, size_t errlen);
+bool stoat_store_part_rebuild_done(stoat_store_part *p, int64_t checkpoint, char *err, size_t errlen);
+
+/* Whether p holds key in its committed data (false and err on error). */
+bool stoat_store_part_has(stoat_store_part *p, stoat_str key, bool *found, char *err, size_t errlen);
+
+/*
+ * Creates dir (a state directory below base, the user's --state-dir) and
+ * its missing parents with mode 0700; directories that exist below base
+ * and the files directly in dir lose their group and other permissions
+ * (earlier versions made them 0755 and 0644).  base itself, and what is
+ * above it, is the user's and left as it is.  *tightened counts the
+ * entries whose mode changed.  False with errno set on failure.
+ */
+bool stoat_state_make_dir(const char *base, const char *dir, size_t *tightened);
 
 /* A changelog record of p was acknowledged at offset. */
 void stoat_store_part_acked(stoat_store_part *p, int64_t offset);

@@ -5,13 +5,16 @@
  * partitions are separate; the record cache collapses updates per key and
  * flushes them in first-touch order with their old values, on demand and
  * when it outgrows its budget; restore applies changelog records (chunked,
- * tombstones included) and moves the checkpoint, or rebuilds from scratch.
+ * tombstones included) and moves the checkpoint, or rebuilds from scratch;
+ * state files are owner-only; only a checkpoint above its changelog's end
+ * is a mismatch, and a rebuild of the changelog is marked durably.
  *
  * Each test uses its own mkdtemp directory and removes it.
  */
 #include "internal.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -408,6 +411,246 @@ START_TEST(run_with_a_locked_state_directory)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* State files are owner-only (issue 11)                               */
+/* ------------------------------------------------------------------ */
+
+/* Fails unless every entry directly in dir (and dir) is owner-only:
+ * directories 0700, files 0600. */
+static void assert_owner_only(const char *dir)
+{
+	struct stat sb;
+	ck_assert_int_eq(stat(dir, &sb), 0);
+	ck_assert_msg((sb.st_mode & 0777) == 0700, "%s has mode %o", dir, (unsigned)(sb.st_mode & 0777));
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	size_t files = 0;
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char path[512];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		ck_assert_int_eq(lstat(path, &sb), 0);
+		mode_t want = S_ISDIR(sb.st_mode) ? 0700 : 0600;
+		ck_assert_msg((sb.st_mode & 0777) == want, "%s has mode %o, want %o", path, (unsigned)(sb.st_mode & 0777),
+			      (unsigned)want);
+		files += S_ISREG(sb.st_mode);
+	}
+	closedir(d);
+	ck_assert_uint_gt(files, 0);
+}
+
+/*
+ * RocksDB's files (the checkpoints among them) are 0600 and its directory
+ * 0700 under the common umask 022, and the umask is the user's again once
+ * the state is closed.
+ */
+START_TEST(state_files_are_owner_only)
+{
+	make_dirs();
+	mode_t user = umask(022);
+	fixture f;
+	fixture_open(&f, db_dir, 0);
+	on(&f, 0, 1);
+	put(&f, "k", "v");
+	stoat_store_part_acked(part(&f, 0), 7);
+	commit(&f);
+	fixture_close(&f);
+	assert_owner_only(db_dir);
+	ck_assert_int_eq(umask(user), 022);
+	remove_dirs();
+}
+END_TEST
+
+/*
+ * `run` makes <state dir>/<app>/<instance> owner-only, tightening what an
+ * earlier version left 0755 and 0644, and leaves the user's --state-dir as
+ * it is.  The instance directory is locked by another holder, so run stops
+ * (STOAT_EXIT_STATE) right after preparing it, before any Kafka client.
+ */
+START_TEST(run_tightens_state_directories)
+{
+	make_dirs();
+	mode_t user = umask(022);
+	ck_assert_int_eq(chmod(tmp_root, 0755), 0);
+	char dir[256], err[512] = "";
+	snprintf(dir, sizeof dir, "%s/%s", tmp_root, app.app_id);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof dir, "%s/%s/default", tmp_root, app.app_id);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	stoat_rocks *holder = stoat_rocks_open(dir, (size_t)8 << 20, err, sizeof err);
+	ck_assert_msg(holder != NULL, "%s", err);
+	char *argv[] = { "state-test", "run", "-b", "127.0.0.1:1", "--state-dir", tmp_root, NULL };
+	ck_assert_int_eq(stoat_main(&app, 6, argv), STOAT_EXIT_STATE);
+	stoat_rocks_close(holder);
+	assert_owner_only(dir);
+	struct stat sb;
+	snprintf(dir, sizeof dir, "%s/%s", tmp_root, app.app_id);
+	ck_assert_int_eq(stat(dir, &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 0777, 0700);
+	ck_assert_int_eq(stat(tmp_root, &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 0777, 0755); /* the user's */
+	ck_assert_int_eq(umask(user), 022);
+	remove_dirs();
+}
+END_TEST
+
+/* stoat_state_make_dir creates missing directories 0700, the user's base
+ * included, and counts what it tightened. */
+START_TEST(make_dir_creates_owner_only)
+{
+	make_dirs();
+	mode_t user = umask(022);
+	char base[256], dir[300];
+	snprintf(base, sizeof base, "%s/state", tmp_root);
+	snprintf(dir, sizeof dir, "%s/app/one", base);
+	size_t tightened = 99;
+	ck_assert(stoat_state_make_dir(base, dir, &tightened));
+	ck_assert_uint_eq(tightened, 0);
+	struct stat sb;
+	const char *paths[] = { base, dir };
+	for (size_t i = 0; i < 2; i++) {
+		ck_assert_int_eq(stat(paths[i], &sb), 0);
+		ck_assert_int_eq(sb.st_mode & 0777, 0700);
+	}
+	/* A file of an earlier version, 0644: tightened once. */
+	char file[400];
+	snprintf(file, sizeof file, "%s/CURRENT", dir);
+	FILE *fp = fopen(file, "w");
+	ck_assert_ptr_nonnull(fp);
+	fclose(fp);
+	ck_assert(stoat_state_make_dir(base, dir, &tightened));
+	ck_assert_uint_eq(tightened, 1);
+	ck_assert(stoat_state_make_dir(base, dir, &tightened));
+	ck_assert_uint_eq(tightened, 0);
+	ck_assert_int_eq(stat(file, &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 0777, 0600);
+	umask(user);
+	remove_dirs();
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Checkpoints against their changelog (issue 11)                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Only a checkpoint above the changelog's end is a mismatch (the topic
+ * was deleted or re-created); one below its start (the head was removed)
+ * restores from the start.
+ */
+START_TEST(restore_plan_refuses_only_above_the_end)
+{
+	make_dirs();
+	fixture f;
+	fixture_open(&f, db_dir, 0);
+	on(&f, 1, 1);
+	put(&f, "k", "v");
+	stoat_store_part *p = part(&f, 1);
+	stoat_store_part_acked(p, 9);
+	commit(&f);
+	ck_assert_int_eq(stoat_store_part_checkpoint(p), 10);
+	ck_assert_int_eq(stoat_store_part_restore_plan(p, 0, 10), STOAT_RESTORE_FROM_CHECKPOINT);
+	ck_assert_int_eq(stoat_store_part_restore_plan(p, 10, 25), STOAT_RESTORE_FROM_CHECKPOINT);
+	ck_assert_int_eq(stoat_store_part_restore_plan(p, 11, 25), STOAT_RESTORE_FROM_START);
+	ck_assert_int_eq(stoat_store_part_restore_plan(p, 0, 9), STOAT_RESTORE_MISMATCH);
+	ck_assert_int_eq(stoat_store_part_restore_plan(p, 0, 0), STOAT_RESTORE_MISMATCH);
+	stoat_state_mismatch m = STOAT_MISMATCH_RESET;
+	ck_assert(stoat_state_mismatch_parse("refuse", &m) && m == STOAT_MISMATCH_REFUSE);
+	ck_assert(stoat_state_mismatch_parse("rebuild-changelog", &m) && m == STOAT_MISMATCH_REBUILD_CHANGELOG);
+	ck_assert(stoat_state_mismatch_parse("reset", &m) && m == STOAT_MISMATCH_RESET);
+	ck_assert(!stoat_state_mismatch_parse("wipe", &m));
+	fixture_close(&f);
+	remove_dirs();
+}
+END_TEST
+
+/* scan's callback: appends "key=value;" to the string buffer. */
+static bool append_pair(void *arg, stoat_str key, stoat_str value)
+{
+	char *out = arg;
+	size_t n = strlen(out);
+	snprintf(out + n, 256 - n, "%.*s=%.*s;", (int)key.len, key.ptr, (int)value.len, value.ptr);
+	return true;
+}
+
+/*
+ * A rebuild's mark survives a crash (the next start sees a mismatch
+ * whatever the changelog's offsets); done moves the checkpoint and clears
+ * the mark in one write; scan gives the committed data in key order.
+ */
+START_TEST(rebuild_mark_is_durable)
+{
+	make_dirs();
+	fixture f;
+	fixture_open(&f, db_dir, 0);
+	on(&f, 0, 1);
+	put(&f, "b", "2");
+	put(&f, "a", "1");
+	stoat_store_part *p = part(&f, 0);
+	stoat_store_part_acked(p, 41);
+	commit(&f);
+	char err[512] = "";
+	ck_assert_msg(stoat_store_part_rebuild_begin(p, err, sizeof err), "%s", err);
+	fixture_close(&f); /* a crash mid-rebuild */
+
+	fixture_open(&f, db_dir, 0);
+	on(&f, 0, 1);
+	p = part(&f, 0);
+	ck_assert(stoat_store_part_rebuild_pending(p));
+	ck_assert_int_eq(stoat_store_part_restore_plan(p, 0, 100), STOAT_RESTORE_MISMATCH);
+	char pairs[256] = "";
+	ck_assert_msg(stoat_store_part_scan(p, append_pair, pairs, err, sizeof err), "%s", err);
+	ck_assert_str_eq(pairs, "a=1;b=2;");
+	ck_assert_msg(stoat_store_part_rebuild_done(p, 3, err, sizeof err), "%s", err);
+	ck_assert(!stoat_store_part_rebuild_pending(p));
+	fixture_close(&f);
+
+	fixture_open(&f, db_dir, 0);
+	on(&f, 0, 1);
+	p = part(&f, 0);
+	ck_assert(!stoat_store_part_rebuild_pending(p));
+	ck_assert_int_eq(stoat_store_part_checkpoint(p), 3);
+	ck_assert_int_eq(stoat_store_part_restore_plan(p, 0, 4), STOAT_RESTORE_FROM_CHECKPOINT);
+	ck_assert_str_eq(get(&f, "a"), "1");
+	fixture_close(&f);
+	remove_dirs();
+}
+END_TEST
+
+/*
+ * A reset (restore from scratch) stores checkpoint 0 with the cleared
+ * data: stopped before anything is restored or committed, the next start
+ * must not find the old checkpoint over an empty store.
+ */
+START_TEST(reset_clears_the_checkpoint)
+{
+	make_dirs();
+	fixture f;
+	fixture_open(&f, db_dir, 0);
+	on(&f, 0, 1);
+	put(&f, "a", "1");
+	stoat_store_part *p = part(&f, 0);
+	stoat_store_part_acked(p, 99);
+	commit(&f);
+	char err[512] = "";
+	ck_assert(stoat_store_part_rebuild_begin(p, err, sizeof err));
+	ck_assert_msg(stoat_store_part_restore_start(p, true, err, sizeof err), "%s", err);
+	ck_assert(stoat_store_part_restore_done(p, err, sizeof err));
+	fixture_close(&f);
+
+	fixture_open(&f, db_dir, 0);
+	on(&f, 0, 1);
+	p = part(&f, 0);
+	ck_assert_int_eq(stoat_store_part_checkpoint(p), 0);
+	ck_assert(!stoat_store_part_rebuild_pending(p));
+	ck_assert_int_eq(stoat_store_part_restore_plan(p, 0, 0), STOAT_RESTORE_FROM_CHECKPOINT);
+	ck_assert_str_eq(get(&f, "a"), "-");
+	fixture_close(&f);
+	remove_dirs();
+}
+END_TEST
+
 static Suite *state_suite(void)
 {
 	Suite *s = suite_create("state");
@@ -420,6 +663,12 @@ static Suite *state_suite(void)
 	tcase_add_loop_test(tc, restore_from_changelog, 0, 2);
 	tcase_add_test(tc, in_memory_store_with_a_directory);
 	tcase_add_test(tc, run_with_a_locked_state_directory);
+	tcase_add_test(tc, state_files_are_owner_only);
+	tcase_add_test(tc, run_tightens_state_directories);
+	tcase_add_test(tc, make_dir_creates_owner_only);
+	tcase_add_test(tc, restore_plan_refuses_only_above_the_end);
+	tcase_add_test(tc, rebuild_mark_is_durable);
+	tcase_add_test(tc, reset_clears_the_checkpoint);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1029,7 +1029,8 @@ enum {
 	STOAT_EXIT_USAGE = 2,         /* bad command line or configuration */
 	STOAT_EXIT_IO = 3,            /* unreadable input, unwritable output; a fatal Kafka error */
 	STOAT_EXIT_STATE = 4,         /* run: the state directory cannot be used (locked by another
-				       * process, not creatable, its database not openable) */
+				       * process, not creatable, its database not openable), or a
+				       * checkpoint is above its changelog's end (--on-state-mismatch) */
 };
 
 #ifdef __cplusplus
