@@ -239,6 +239,7 @@ static void kafka_usage(FILE *f, const char *prog)
 		"  --state-memory SIZE        RocksDB budget for all tables (default: the preset's)\n"
 		"  --cache-max-bytes SIZE     record cache of all tables (default 10M; 0: off)\n"
 		"  --repartition-purge-interval DURATION  delete consumed repartition records (30s)\n"
+		"  --shutdown-timeout DURATION  run: longest a stop may take before exiting (20s)\n"
 		"  -X PROPERTY=VALUE          librdkafka property for both clients;\n"
 		"                             consumer.PROPERTY / producer.PROPERTY for one\n"
 		"  --stats                    print commit counts at the end\n"
