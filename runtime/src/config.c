@@ -95,7 +95,7 @@ static bool parse_duration_ms(const char *s, int64_t *out)
 static const char *const setting_names[] = {
 	"bootstrap_servers", "instance_id", "guarantee", "commit_interval", "commit_interval_ms", "on_error",
 	"static_membership", "batch_size", "idle_exit", "idle_exit_ms", "repartition_purge_interval", "state_dir",
-	"memory", "state_memory", "cache_max_bytes",
+	"memory", "state_memory", "cache_max_bytes", "on_state_mismatch", "shutdown_timeout",
 };
 
 /* Whether name is one of stoat's own settings. */
@@ -202,6 +202,14 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 				prog, where, value);
 			return false;
 		}
+	} else if (strcmp(name, "shutdown_timeout") == 0) {
+		int64_t ms;
+		if (!parse_duration_ms(value, &ms) || ms == 0) {
+			fprintf(stderr, "%s: error: %s: shutdown_timeout must be a positive duration (20s), not '%s'\n", prog,
+				where, value);
+			return false;
+		}
+		opt->shutdown_timeout_ms = ms;
 	} else if (strcmp(name, "state_dir") == 0) {
 		free((char *)opt->state_dir);
 		opt->state_dir = stoat_xstrndup(value, strlen(value));
@@ -243,7 +251,7 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 		fprintf(stderr,
 			"%s: error: %s: unknown setting '%s' (settings: bootstrap_servers, guarantee, "
 			"commit_interval, instance_id, static_membership, on_error, batch_size, idle_exit, "
-			"memory, state_dir, state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval; "
+			"memory, state_dir, state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval, shutdown_timeout; "
 			"librdkafka properties "
 			"go under kafka:, consumer: or producer:)\n",
 			prog, where_name, name);
@@ -470,6 +478,7 @@ static bool read_environment(stoat_kafka_options *opt, const char *prog)
 		{ "STOAT_CACHE_MAX_BYTES", "cache_max_bytes" },
 		{ "STOAT_ON_STATE_MISMATCH", "on_state_mismatch" },
 		{ "STOAT_REPARTITION_PURGE_INTERVAL", "repartition_purge_interval" },
+		{ "STOAT_SHUTDOWN_TIMEOUT", "shutdown_timeout" },
 	};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
 		const char *v = getenv(vars[i].env);
@@ -604,6 +613,7 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 	opt->batch_max = 1000;
 	opt->cache_max_bytes = STOAT_CACHE_DEFAULT_BYTES;
 	opt->purge_interval_ms = 30000; /* Kafka Streams' repartition.purge.interval.ms */
+	opt->shutdown_timeout_ms = 20000; /* within Kubernetes' default 30 s grace period */
 	*rest = stoat_xcalloc((size_t)argc + 1, sizeof **rest);
 	*rest_count = 0;
 
@@ -625,6 +635,7 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 		{ "--state-dir", "state_dir" }, { "--state-memory", "state_memory" }, { "--memory", "memory" },
 		{ "--cache-max-bytes", "cache_max_bytes" }, { "--on-state-mismatch", "on_state_mismatch" },
 		{ "--repartition-purge-interval", "repartition_purge_interval" },
+		{ "--shutdown-timeout", "shutdown_timeout" },
 	};
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];

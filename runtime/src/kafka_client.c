@@ -141,6 +141,9 @@ rd_kafka_t *kafka_new_producer(stoat_kafka *k, bool transactional)
 	if (ok && transactional) {
 		ok = kafka_conf_set(conf, k->prog, "transactional.id", k->transactional_id) &&
 		     kafka_conf_set(conf, k->prog, "transaction.timeout.ms", "10000");
+	} else if (ok && k->one_off) {
+		/* load: a cluster that goes away is an error, not a wait. */
+		ok = kafka_conf_set(conf, k->prog, "message.timeout.ms", "120000");
 	} else if (ok) {
 		/* At-least-once: keep retrying while the cluster is away. */
 		ok = kafka_conf_set(conf, k->prog, "message.timeout.ms", "0");
@@ -271,4 +274,28 @@ void kafka_random_id(char *out, size_t n)
 	if (f)
 		fclose(f);
 	snprintf(out, n, "%02x%02x%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+}
+
+/*
+ * Waits until client rk has heard from the cluster (it knows the cluster
+ * id, which comes with the first metadata answer), in short steps so that
+ * a SIGTERM is honoured at once.  False after limit_ms (0: no limit) or
+ * when a stop is requested; the error callback meanwhile reports every
+ * 10 s that the cluster cannot be reached.
+ */
+bool kafka_wait_for_cluster(rd_kafka_t *rk, int64_t limit_ms)
+{
+	int64_t start = stoat_now_ms();
+	while (!kafka_stop_requested) {
+		char *id = rd_kafka_clusterid(rk, 200);
+		if (id) {
+			rd_kafka_mem_free(rk, id);
+			return true;
+		}
+		/* Serves the error callback (the "cannot reach" warnings). */
+		rd_kafka_poll(rk, 0);
+		if (limit_ms > 0 && stoat_now_ms() - start >= limit_ms)
+			return false;
+	}
+	return false;
 }

@@ -81,6 +81,9 @@ struct stoat_kafka {
 	int purges_in_flight;
 	int64_t started_ms;       /* for the start-up time in the log */
 	bool first_output_logged;
+	bool subscribed;          /* the consumer joins the group */
+	bool rebalanced;          /* the rebalance callback has run (see close_consumer) */
+	bool one_off;             /* load: deliveries time out instead of retrying forever */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -124,6 +127,13 @@ void kafka_close_sink_topics(stoat_kafka *k);
 
 /* A random hex id for this process (its transactional.id suffix). */
 void kafka_random_id(char *out, size_t n);
+
+/* Waits until client rk has heard from the cluster: false after limit_ms
+ * (0: no limit) or when a stop is requested. */
+bool kafka_wait_for_cluster(rd_kafka_t *rk, int64_t limit_ms);
+
+/* How long `load` and `dump` wait for an unreachable cluster. */
+#define KAFKA_TOOL_CONNECT_MS 10000
 
 /* ------------------------------------------------------------------ */
 /* kafka_ids.c                                                         */

@@ -398,6 +398,8 @@ void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_
 	stoat_kafka *k = opaque;
 	/* A rebalance is activity: the idle timer starts again. */
 	k->last_input_ms = stoat_now_ms();
+	/* The group's first answer has come: see close_consumer (kafka_run.c). */
+	k->rebalanced = true;
 	if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
 		log_partitions(k, "assigned", parts);
 		for (int i = 0; i < parts->cnt; i++) {

@@ -9,26 +9,161 @@
  * pipeline, and commits on the commit interval (kafka_commit.c).
  * Partitions are revoked only after the work done on them is committed
  * (kafka_rebalance.c).  SIGTERM and SIGINT finish the batch, commit and
- * leave the group.
+ * leave the group, within the shutdown timeout (the watchdog below).
  */
 #include "kafka_impl.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 volatile sig_atomic_t kafka_stop_requested;
 
-/* SIGTERM, SIGINT: finish the batch, commit, leave the group. */
+/*
+ * The shutdown watchdog.  Some of librdkafka 2.0.2's calls can block for
+ * ever while a process stops: rd_kafka_destroy of a consumer whose source
+ * topic was deleted and re-created waits for a broker thread that never
+ * ends (a leaked partition reference: confluentinc/librdkafka#4362).  So
+ * the stop is bounded: a thread, woken by the signal or by the loop's own
+ * stop, exits the process shutdown_timeout after the stop began if the
+ * run has not finished by then, saying what the stop was doing.
+ */
+static struct {
+	sem_t begin;                       /* posted when the stop begins (signal-safe) */
+	sem_t done;                        /* posted when the run has finished */
+	pthread_t thread;
+	volatile sig_atomic_t running;     /* the thread exists */
+	int64_t timeout_ms;
+	const char *prog;
+	_Atomic int64_t deadline_ms;       /* stoat_now_ms() time; 0 until the stop begins */
+	const char *_Atomic stage;         /* what the stop does now, for the message */
+	atomic_int status;                 /* the exit status once settled */
+	atomic_bool settled;               /* all committed and closed but the clients */
+} watchdog;
+
+/* Sets the deadline, once: shutdown_timeout from now. */
+static int64_t watchdog_deadline(void)
+{
+	int64_t none = 0;
+	atomic_compare_exchange_strong(&watchdog.deadline_ms, &none, stoat_now_ms() + watchdog.timeout_ms);
+	return atomic_load(&watchdog.deadline_ms);
+}
+
+/* The message and the exit when the deadline passes. */
+static void watchdog_fire(void)
+{
+	char msg[768];
+	int n;
+	long long secs = (long long)(watchdog.timeout_ms / 1000);
+	if (atomic_load(&watchdog.settled))
+		n = snprintf(msg, sizeof msg,
+			     "%s: warning: librdkafka did not finish %s within %lld s of the stop (it can wait for "
+			     "ever there after a source topic was deleted: confluentinc/librdkafka#4362); everything "
+			     "is committed: exiting with status %d without waiting for it\n",
+			     watchdog.prog, atomic_load(&watchdog.stage), secs, atomic_load(&watchdog.status));
+	else
+		n = snprintf(msg, sizeof msg,
+			     "%s: error: the stop did not finish within %lld s (shutdown_timeout), still %s; exiting "
+			     "with status %d without waiting: what was not committed is processed again by the next "
+			     "run\n",
+			     watchdog.prog, secs, atomic_load(&watchdog.stage), STOAT_EXIT_IO);
+	if (n > 0 && write(STDERR_FILENO, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0)
+		n = 0;
+	_exit(atomic_load(&watchdog.settled) ? atomic_load(&watchdog.status) : STOAT_EXIT_IO);
+}
+
+/* The watchdog thread: sleeps until the stop begins, then until the run
+ * finishes or the deadline passes. */
+static void *watchdog_main(void *arg)
+{
+	(void)arg;
+	while (sem_wait(&watchdog.begin) != 0)
+		assert(errno == EINTR);
+	int64_t deadline = watchdog_deadline();
+	for (;;) {
+		int64_t left = deadline - stoat_now_ms();
+		if (left <= 0)
+			watchdog_fire();
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		int64_t step = left < 200 ? left : 200; /* a wall-clock jump costs one step */
+		ts.tv_nsec += (long)(step % 1000) * 1000000L;
+		ts.tv_sec += (time_t)(step / 1000) + ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		if (sem_timedwait(&watchdog.done, &ts) == 0)
+			return NULL;
+	}
+}
+
+/* Starts the watchdog thread (asleep until the stop begins). */
+static void watchdog_start(const char *prog, int64_t timeout_ms)
+{
+	assert(!watchdog.running);
+	watchdog.prog = prog;
+	watchdog.timeout_ms = timeout_ms > 0 ? timeout_ms : 20000;
+	atomic_store(&watchdog.deadline_ms, 0);
+	atomic_store(&watchdog.stage, "starting");
+	atomic_store(&watchdog.settled, false);
+	atomic_store(&watchdog.status, STOAT_EXIT_OK);
+	sem_init(&watchdog.begin, 0, 0);
+	sem_init(&watchdog.done, 0, 0);
+	watchdog.running = pthread_create(&watchdog.thread, NULL, watchdog_main, NULL) == 0;
+}
+
+/* The stop begins (again: harmless): the deadline runs from the first. */
+static void watchdog_begin(const char *stage)
+{
+	atomic_store(&watchdog.stage, stage);
+	if (!watchdog.running)
+		return;
+	watchdog_deadline();
+	sem_post(&watchdog.begin);
+}
+
+/* What the stop does now, for the watchdog's message. */
+static void watchdog_stage(const char *stage)
+{
+	atomic_store(&watchdog.stage, stage);
+}
+
+/* Everything is committed and closed; status is the run's. */
+static void watchdog_settle(int status)
+{
+	atomic_store(&watchdog.status, status);
+	atomic_store(&watchdog.settled, true);
+}
+
+/* The run has finished: the watchdog thread ends. */
+static void watchdog_stop(void)
+{
+	if (!watchdog.running)
+		return;
+	sem_post(&watchdog.begin);
+	sem_post(&watchdog.done);
+	pthread_join(watchdog.thread, NULL);
+	watchdog.running = 0;
+	sem_destroy(&watchdog.begin);
+	sem_destroy(&watchdog.done);
+}
+
+/* SIGTERM, SIGINT: finish the batch, commit, leave the group; the
+ * watchdog's clock starts. */
 static void on_signal(int sig)
 {
 	(void)sig;
 	kafka_stop_requested = 1;
+	if (watchdog.running)
+		sem_post(&watchdog.begin);
 }
 
 /* Converts librdkafka's messages [from, to) of one partition and runs them. */
@@ -218,6 +353,67 @@ static bool open_state(stoat_kafka *k)
 	return true;
 }
 
+/* Whether consumer rk may use the cooperative-sticky assignor. */
+static bool cooperative_sticky(rd_kafka_t *rk)
+{
+	char v[512];
+	size_t n = sizeof v;
+	if (rd_kafka_conf_get(rd_kafka_conf(rk), "partition.assignment.strategy", v, &n) != RD_KAFKA_CONF_OK)
+		return true; /* unknown: assume it does */
+	return strstr(v, "cooperative-sticky") != NULL;
+}
+
+/* A consumer closed but not destroyed (see close_consumer): it goes with
+ * the process, reachable from here. */
+static rd_kafka_t *abandoned_consumer;
+
+/*
+ * Leaves the group: the last revocation runs through the rebalance
+ * callback, and the queue is served until the consumer is closed or the
+ * stop's deadline (less a moment for the rest) has passed.  Returns
+ * whether the consumer may now be destroyed.
+ *
+ * librdkafka 2.0.2 aborts in rd_kafka_destroy (assertion `assignor_state`
+ * in rdkafka_sticky_assignor.c; confluentinc/librdkafka#4312, fixed in
+ * 2.3.0) when a cooperative-sticky consumer is destroyed after the group
+ * answered its JoinGroup but before its first assignment: the JoinGroup
+ * answer sets the assignor, only the first SyncGroup answer sets the
+ * assignor's state, and a close in between makes librdkafka drop that
+ * answer, so rd_kafka_cgrp_destroy_final hands a NULL state to the
+ * assignor.  The first rebalance callback comes after that answer.  A
+ * subscribed consumer that has had none is therefore closed (it leaves the
+ * group) but never destroyed.
+ */
+static bool close_consumer(stoat_kafka *k)
+{
+	bool destroyable = !k->subscribed || k->rebalanced || !cooperative_sticky(k->consumer);
+	rd_kafka_queue_t *q = k->queue ? k->queue : rd_kafka_queue_get_consumer(k->consumer);
+	rd_kafka_error_t *e = rd_kafka_consumer_close_queue(k->consumer, q);
+	if (e) {
+		/* A fatal error, say: rd_kafka_destroy does not wait for a group then. */
+		kafka_log(k, "warning: leaving the group: %s", rd_kafka_error_string(e));
+		rd_kafka_error_destroy(e);
+	} else {
+		int64_t margin = watchdog.timeout_ms / 4 < 1000 ? watchdog.timeout_ms / 4 : 1000;
+		int64_t deadline = watchdog_deadline() - margin;
+		while (!rd_kafka_consumer_closed(k->consumer)) {
+			if (stoat_now_ms() >= deadline) {
+				kafka_log(k, "warning: the consumer did not finish leaving the group within the shutdown "
+					 "timeout; not waiting for it (the group notices after the session timeout)");
+				destroyable = false;
+				break;
+			}
+			/* Serves the rebalance callback; records are not processed now. */
+			rd_kafka_message_t *m = rd_kafka_consume_queue(q, 100);
+			if (m)
+				rd_kafka_message_destroy(m);
+		}
+	}
+	if (q != k->queue)
+		rd_kafka_queue_destroy(q);
+	return destroyable;
+}
+
 /*
  * The `run` command: opens the state, makes the clients, creates the
  * internal topics, subscribes and loops until stopped; returns the exit
@@ -227,6 +423,7 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 {
 	/* First of all, so that a SIGTERM during start-up (restoring state,
 	 * say) still stops cleanly, exits 0 and writes profiles. */
+	watchdog_start(app->app_id, opt->shutdown_timeout_ms);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
@@ -270,6 +467,22 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	      opt->commit_interval_ms, opt->bootstrap_servers, k->eos ? ", transactional id " : "",
 	      k->eos ? k->transactional_id : "");
 
+	/*
+	 * A cluster that does not answer is waited for in short steps, so
+	 * that SIGTERM and --idle-exit are honoured (init_transactions, say,
+	 * would block 30 s at a time).
+	 */
+	watchdog_stage("waiting for the Kafka cluster");
+	if (!kafka_wait_for_cluster(k->producer, opt->idle_exit_ms)) {
+		if (!kafka_stop_requested) {
+			kafka_log(k, "error: no answer from the Kafka cluster at %s for %" PRId64 " ms: stopping (--idle-exit)",
+			      opt->bootstrap_servers, opt->idle_exit_ms);
+			status = STOAT_EXIT_IO;
+		}
+		goto out;
+	}
+	watchdog_stage("starting");
+
 	/* Also fences and aborts what a previous incarnation left open. */
 	if (k->eos && !kafka_init_transactions(k)) {
 		status = kafka_stop_requested && !k->fatal ? STOAT_EXIT_OK : STOAT_EXIT_IO;
@@ -301,6 +514,7 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		status = STOAT_EXIT_IO;
 		goto out;
 	}
+	k->subscribed = true;
 	rd_kafka_poll_set_consumer(k->consumer);
 	k->queue = rd_kafka_queue_get_consumer(k->consumer);
 	for (size_t i = 0; i < app->source_count; i++)
@@ -348,8 +562,10 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		}
 	}
 
+	watchdog_begin("committing");
 	if (k->failed) {
 		/* The fail policy: nothing after the last commit is kept. */
+		watchdog_stage("aborting the transaction");
 		if (k->state)
 			stoat_state_abort(k->state);
 		if (k->eos && k->in_txn) {
@@ -370,31 +586,33 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	}
 
 out:
+	watchdog_begin("stopping");
+	/* Leaving the group first; the revocation commits nothing more now. */
+	bool destroy_consumer = true;
+	if (k->consumer) {
+		k->failed = k->failed || k->fatal || status != STOAT_EXIT_OK;
+		watchdog_stage("leaving the consumer group");
+		destroy_consumer = close_consumer(k);
+	}
 	if (k->queue)
 		rd_kafka_queue_destroy(k->queue);
 	if (k->internal_queue)
 		rd_kafka_queue_destroy(k->internal_queue);
-	if (k->consumer) {
-		/* Leaves the group; the revocation commits nothing more now. */
-		k->failed = k->failed || k->fatal || status != STOAT_EXIT_OK;
-		rd_kafka_consumer_close(k->consumer);
-		rd_kafka_destroy(k->consumer);
-	}
 	if (k->purge_results) {
 		kafka_purge_poll(k, 2000);
 		rd_kafka_queue_destroy(k->purge_results);
 	}
 	if (k->restorer) {
+		watchdog_stage("closing the changelog reader");
 		rd_kafka_consumer_close(k->restorer);
-		rd_kafka_destroy(k->restorer);
 	}
 	if (k->offsets_reader)
 		rd_kafka_destroy(k->offsets_reader);
 	if (k->producer) {
+		watchdog_stage("flushing the producer");
 		if (status == STOAT_EXIT_OK && !k->eos)
 			rd_kafka_flush(k->producer, 30000);
 		kafka_close_sink_topics(k);
-		rd_kafka_destroy(k->producer);
 	}
 	if (k->tasks) {
 		stoat_counters total = stoat_counters_sum(app, k->tasks, app->source_count,
@@ -405,6 +623,29 @@ out:
 		for (size_t i = 0; i < app->source_count; i++)
 			stoat_ctx_free(&k->tasks[i]);
 	}
+	watchdog_stage("closing the state");
+	stoat_state_close(k->state);
+	k->state = NULL;
+	/*
+	 * Only librdkafka's own teardown is left (no callback of ours runs in
+	 * rd_kafka_destroy): if it does not return, the watchdog ends the
+	 * process with this status.
+	 */
+	watchdog_settle(status);
+	if (k->restorer) {
+		watchdog_stage("destroying the changelog reader");
+		rd_kafka_destroy(k->restorer);
+	}
+	if (k->consumer && destroy_consumer) {
+		watchdog_stage("destroying the consumer");
+		rd_kafka_destroy(k->consumer);
+	} else if (k->consumer) {
+		abandoned_consumer = k->consumer;
+	}
+	if (k->producer) {
+		watchdog_stage("destroying the producer");
+		rd_kafka_destroy(k->producer);
+	}
 	for (size_t i = 0; i < k->part_count; i++)
 		free(k->parts[i].topic);
 	free(k->parts);
@@ -414,7 +655,7 @@ out:
 	free(k->sink_topics);
 	free(k->changelog_topics);
 	free(k->transactional_id);
-	stoat_state_close(k->state);
 	free(k);
+	watchdog_stop();
 	return status;
 }

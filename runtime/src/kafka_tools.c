@@ -48,9 +48,16 @@ static void load_batch(void *arg, stoat_ctx *cx, const stoat_msg *msgs, const bo
 				RD_KAFKA_V_KEY((void *)m->key.ptr, m->key.ptr ? m->key.len : 0),
 				RD_KAFKA_V_VALUE((void *)m->value.ptr, m->value.ptr ? m->value.len : 0),
 				RD_KAFKA_V_TIMESTAMP(m->timestamp), RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_END);
-			if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+			if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && !k->delivery_error[0]) {
+				/* Room comes with deliveries, or their failure (message.timeout.ms). */
 				rd_kafka_poll(k->producer, 50);
 				continue;
+			}
+			if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+				if (hdrs)
+					rd_kafka_headers_destroy(hdrs);
+				ls->failed = true;
+				break;
 			}
 			if (err) {
 				if (partition == RD_KAFKA_PARTITION_UA)
@@ -82,12 +89,20 @@ int stoat_kafka_load(const stoat_app *app, const stoat_kafka_options *opt, const
 	k->app = app;
 	k->opt = opt;
 	k->prog = app->app_id;
+	/* Loading is a one-off: give up on an unreachable cluster. */
+	k->one_off = true;
 	k->producer = kafka_new_producer(k, false);
 	if (!k->producer) {
 		free(k);
 		return STOAT_EXIT_USAGE;
 	}
-	/* Loading is a one-off: give up on an unreachable cluster. */
+	if (!kafka_wait_for_cluster(k->producer, KAFKA_TOOL_CONNECT_MS)) {
+		fprintf(stderr, "%s: error: cannot reach the Kafka cluster at %s (no answer within %d s)\n", app->app_id,
+			opt->bootstrap_servers, KAFKA_TOOL_CONNECT_MS / 1000);
+		rd_kafka_destroy(k->producer);
+		free(k);
+		return STOAT_EXIT_IO;
+	}
 	load_state ls = { .k = k };
 	stoat_replay_options ro;
 	memset(&ro, 0, sizeof ro);
@@ -192,6 +207,11 @@ int stoat_kafka_dump(const stoat_app *app, const stoat_kafka_options *opt, const
 	/* Every partition of every topic, from the beginning. */
 	rd_kafka_topic_partition_list_t *assign = rd_kafka_topic_partition_list_new(16);
 	int status = STOAT_EXIT_OK;
+	if (!kafka_wait_for_cluster(rk, KAFKA_TOOL_CONNECT_MS)) {
+		fprintf(stderr, "%s: error: cannot reach the Kafka cluster at %s (no answer within %d s)\n", prog,
+			opt->bootstrap_servers, KAFKA_TOOL_CONNECT_MS / 1000);
+		status = STOAT_EXIT_IO;
+	}
 	for (size_t t = 0; t < n && status == STOAT_EXIT_OK; t++) {
 		rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topics[t], NULL);
 		const struct rd_kafka_metadata *md = NULL;

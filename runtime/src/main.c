@@ -243,6 +243,7 @@ static void kafka_usage(FILE *f, const char *prog)
 		"                             changelog's end (the topic was re-created): exit 4\n"
 		"                             (default), rebuild the changelog, or reset the table\n"
 		"  --repartition-purge-interval DURATION  delete consumed repartition records (30s)\n"
+		"  --shutdown-timeout DURATION  run: longest a stop may take before exiting (20s)\n"
 		"  -X PROPERTY=VALUE          librdkafka property for both clients;\n"
 		"                             consumer.PROPERTY / producer.PROPERTY for one\n"
 		"  --stats                    print commit counts at the end\n"

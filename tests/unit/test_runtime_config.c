@@ -141,6 +141,8 @@ START_TEST(test_documented_layout)
 			   "state_memory: 512M\n"
 			   "cache_max_bytes: 10M\n"
 			   "repartition_purge_interval: 1m\n"
+			   "on_state_mismatch: rebuild-changelog\n"
+			   "shutdown_timeout: 7s\n"
 			   "kafka:                         # librdkafka properties for both clients\n"
 			   "  security.protocol: plaintext\n"
 			   "consumer:\n"
@@ -164,6 +166,8 @@ START_TEST(test_documented_layout)
 	ck_assert_uint_eq(opt.memory_budget, (size_t)512 << 20);
 	ck_assert_uint_eq(opt.cache_max_bytes, (size_t)10 << 20);
 	ck_assert_int_eq(opt.purge_interval_ms, 60000);
+	ck_assert_int_eq(opt.on_state_mismatch, STOAT_MISMATCH_REBUILD_CHANGELOG);
+	ck_assert_int_eq(opt.shutdown_timeout_ms, 7000);
 	ck_assert_uint_eq(opt.prop_count, 3);
 	ck_assert_str_eq(prop("security.protocol"), "plaintext");
 	ck_assert_str_eq(prop("consumer.fetch.wait.max.ms"), "50");
@@ -271,7 +275,8 @@ START_TEST(test_errors_at_their_place)
 	expect_error("guarantee: exactly_once\ngurantee: x\n",
 		     AT("2:1", "unknown setting 'gurantee' (settings: bootstrap_servers, guarantee, commit_interval, "
 			       "instance_id, static_membership, on_error, batch_size, idle_exit, memory, state_dir, "
-			       "state_memory, cache_max_bytes, repartition_purge_interval; librdkafka properties go "
+			       "state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval, shutdown_timeout; "
+			       "librdkafka properties go "
 			       "under kafka:, consumer: or producer:)"));
 	expect_error("commit_interval:   soon\n",
 		     AT("1:20", "commit interval must be a positive duration (100ms, 5s), not 'soon'"));
