@@ -53,16 +53,23 @@ t_start = time.monotonic()
 class Instance:
     """One `run` of an app, its stderr read and timestamped by a thread."""
     count = 0
+    every = []
 
     def __init__(self, app, mode, iid, guarantee, work, extra):
         Instance.count += 1
         self.name = "%s-%d-%s" % (mode, Instance.count, iid)
+        # A small prefetch: by default librdkafka queues a whole backlog of
+        # one partition ahead of the others, and a slow app then processes
+        # its partitions one after another, which would hide when each
+        # resumes.
         args = [app, "run", "-b", os.environ["BS"], "--instance-id", iid, "--guarantee", guarantee,
-                "--batch", "20"] + extra
+                "--batch", "20", "-X", "consumer.queued.min.messages=20",
+                "-X", "consumer.max.partition.fetch.bytes=1024"] + extra
         if mode == "static":
             args.append("--static-membership")
         self.log = open(os.path.join(work, self.name + ".log"), "w")
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        Instance.every.append(self)
         self.started = time.monotonic()
         self.exited = None
         self.reader = threading.Thread(target=self.read, daemon=True)
@@ -211,4 +218,10 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
+    try:
+        main(sys.argv)
+    finally:
+        for inst in Instance.every:
+            if inst.proc.poll() is None:
+                inst.proc.kill()

@@ -100,7 +100,7 @@ for _ in range(int(sys.argv[1])): print(round(random.uniform(0.8, 3.5), 2), rand
 			kill -9 "$(cat "$KAFKA_DIR/kafka.pid")" || fail "no broker to kill"
 			log "kill $i: the broker"
 			sleep 2
-			"$root/scripts/kafka" start --dir "$KAFKA_DIR" --port "${BOOTSTRAP##*:}" </dev/null >"$WORK/broker-restart.log" 2>&1 ||
+			STOAT_BROKER_START_TIMEOUT=${STOAT_BROKER_START_TIMEOUT:-180} "$root/scripts/kafka" start --dir "$KAFKA_DIR" --port "${BOOTSTRAP##*:}" </dev/null >"$WORK/broker-restart.log" 2>&1 ||
 				fail "the broker did not start again: $(cat "$WORK/broker-restart.log")"
 			log "the broker is back"
 		fi
