@@ -190,15 +190,21 @@ def main(argv):
             if rc not in (0, -signal.SIGKILL):
                 print("%s: exit status %s" % (inst.name, rc), flush=True)
 
+    report(results, [m for m, _ in modes])
+
+
+def report(results, names):
+    """Prints the table of medians and maxima (markdown) and the exit times."""
     events = []
     for _, e, *_ in results:
         if e not in events:
             events.append(e)
-    names = [m for m, _ in modes]
     print()
     print("| event | " + " | ".join("%s resume median / max" % m for m in names) + " | " +
-          " | ".join("%s settle median / max" % m for m in names) + " |")
-    print("|---|" + "---|" * (2 * len(names)))
+          " | ".join("%s settle median / max" % m for m in names) +
+          (" | resume dynamic / static |" if names == ["dynamic", "static"] else " |"))
+    ratio = names == ["dynamic", "static"]
+    print("|---|" + "---|" * (2 * len(names) + ratio))
     for e in events:
         cells = []
         for what in (2, 3):
@@ -207,6 +213,9 @@ def main(argv):
                 out = any(r[5] for r in results if r[0] == m and r[1] == e)
                 cells.append("%.1f / %.1f%s" % (statistics.median(xs), max(xs), " (timed out)" if out else "")
                              if xs else "-")
+        if ratio:
+            d, s = (statistics.median([r[2] for r in results if r[0] == m and r[1] == e]) for m in names)
+            cells.append("%.1f" % (d / s) if s else "-")
         print("| %s | %s |" % (e, " | ".join(cells)))
     exits = [(m, r[4]) for r in results for m in [r[0]] if r[4] is not None]
     for m in names:
