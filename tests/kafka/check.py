@@ -10,6 +10,17 @@ exactly N OUTPUT [BAD_EVERY]    every good id exactly once, values right
 at_least N OUTPUT [BAD_EVERY]   every good id at least once, values right
 dlq N DLQ_OUTPUT BAD_EVERY SOURCE_TOPIC
     the dead-letter topic holds exactly the bad records, with headers
+genwords N PARTITIONS TOPIC FILE
+    N replay-format lines of 3-12 words for TOPIC, no key, spread over
+    PARTITIONS partitions: lower-case words drawn with a skew (a few are
+    frequent, most rare) from 300 made-up ones, seeded (the same file
+    every time).
+wordcount INPUT OUTPUT [increasing|at_least]
+    the word count app's output (wordcount.stoat.in) against the words of
+    INPUT (genwords' file), counted here: every word's last published count
+    is its count in INPUT; "increasing" (exactly once, the record cache
+    on): a word's published counts only go up; "at_least": a last count
+    may be over (counted twice after a crash, reported), never under.
 same A B    two dumps hold the same records (ignoring offsets and order)
 totals N GROUPS OUTPUT [exact|increasing|final]
     the totals app's output (totals.stoat.in) over ids 0..N-1: the last
@@ -73,6 +84,46 @@ def totals(n, groups, path, mode="final"):
                                                         if b <= a][:3]))
     print("ok: %d groups, final totals right (%s), %d updates" % (len(want), mode,
                                                                  sum(len(c) for c in seen.values())))
+
+
+def genwords(n, partitions, topic, path):
+    import random
+    rng = random.Random(11)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    vocab = sorted({"".join(rng.choice(letters) for _ in range(rng.randint(2, 9))) for _ in range(300)})
+    weights = [1.0 / (r + 1) for r in range(len(vocab))]
+    with open(path, "w") as f:
+        for i in range(n):
+            words = rng.choices(vocab, weights, k=rng.randint(3, 12))
+            rec = {"topic": topic, "partition": i % partitions, "timestamp": 1700000000000 + i,
+                   "key": None, "value": " ".join(words)}
+            f.write(json.dumps(rec) + "\n")
+
+
+def wordcount(input_path, path, mode="increasing"):
+    want = collections.Counter()
+    with open(input_path) as f:
+        for line in f:
+            want.update(json.loads(line)["value"].split())
+    seen = collections.defaultdict(list)
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            seen[r["key"]].append(r["value"])
+    if set(seen) != set(want):
+        sys.exit("words differ: missing %s, unexpected %s" % (sorted(set(want) - set(seen))[:5],
+                                                             sorted(set(seen) - set(want))[:5]))
+    over = 0
+    for w, c in sorted(want.items()):
+        counts = seen[w]
+        if counts[-1] < c or (counts[-1] > c and mode != "at_least"):
+            sys.exit("word %r: last count %d, want %d (%d updates)" % (w, counts[-1], c, len(counts)))
+        over += counts[-1] - c
+        if mode == "increasing" and any(b <= a for a, b in zip(counts, counts[1:])):
+            sys.exit("word %r: counts go back: %s" % (w, [(a, b) for a, b in zip(counts, counts[1:])
+                                                        if b <= a][:3]))
+    print("ok: %d words, %d occurrences, final counts right (%s), %d updates, %d counted twice"
+          % (len(want), sum(want.values()), mode, sum(len(c) for c in seen.values()), over))
 
 
 def outputs(path):
@@ -205,6 +256,10 @@ def main(argv):
         gen(int(argv[2]), int(argv[3]), argv[4], argv[5], int(argv[6]) if len(argv) > 6 else 0)
     elif cmd == "genrange":
         gen(int(argv[3]), int(argv[4]), argv[5], argv[6], 0, int(argv[2]))
+    elif cmd == "genwords":
+        genwords(int(argv[2]), int(argv[3]), argv[4], argv[5])
+    elif cmd == "wordcount":
+        wordcount(argv[2], argv[3], argv[4] if len(argv) > 4 else "increasing")
     elif cmd == "totals":
         totals(int(argv[2]), int(argv[3]), argv[4], argv[5] if len(argv) > 5 else "final")
     elif cmd in ("exactly", "at_least"):

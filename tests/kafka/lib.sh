@@ -51,3 +51,77 @@ wait_for_log() {
 		sleep 0.1
 	done
 }
+
+# --- fault injection (fault_injection_*) ------------------------------------
+#
+# supervise SLOT COMMAND...: runs COMMAND (an instance of an app), output
+# appended to $WORK/SLOT.log, again each time it ends, until
+# $WORK/chaos.stop exists.  The running instance's pid is in
+# $WORK/SLOT.pid; every end that was not a kill -9 (exit 137) is noted in
+# $WORK/SLOT.exits, for chaos_wait.  Run it in the background, before
+# chaos.
+supervise() {
+	slot=$1
+	shift
+	rm -f "$WORK/chaos.stop"
+	: >"$WORK/$slot.exits"
+	while [ ! -e "$WORK/chaos.stop" ]; do
+		"$@" >>"$WORK/$slot.log" 2>&1 &
+		echo $! >"$WORK/$slot.pid"
+		rc=0
+		wait $! || rc=$?
+		[ $rc -eq 137 ] || echo "$slot: exit status $rc at $(date +%H:%M:%S)" >>"$WORK/$slot.exits"
+	done
+}
+
+# chaos KILLS SLOT...: every 0.8-3.5 s (random), kill -9 the running
+# instance of a random SLOT (each supervised, so it restarts at once),
+# KILLS times; at the middle kill, also kill -9 the broker and start it
+# again (the instances go on retrying meanwhile; the kills resume once it
+# is back, so that they all land on working instances).  Then stops the
+# supervisors and kill -9s their last instances.
+chaos() {
+	kills=$1
+	shift
+	nslots=$#
+	broker_at=$(((kills + 1) / 2))
+	# The schedule up front: "PAUSE SLOT_NUMBER" per kill.
+	python3 -c "import random, sys
+for _ in range(int(sys.argv[1])): print(round(random.uniform(0.8, 3.5), 2), random.randint(1, int(sys.argv[2])))" \
+		"$kills" "$nslots" >"$WORK/chaos.schedule"
+	i=0
+	while read -r pause pick; do
+		i=$((i + 1))
+		sleep "$pause"
+		slot=$(eval "echo \${$pick}")
+		kill -9 "$(cat "$WORK/$slot.pid")" 2>/dev/null || true
+		log "kill $i: $slot"
+		if [ "$i" -eq "$broker_at" ]; then
+			kill -9 "$(cat "$KAFKA_DIR/kafka.pid")" || fail "no broker to kill"
+			log "kill $i: the broker"
+			sleep 2
+			STOAT_BROKER_START_TIMEOUT=${STOAT_BROKER_START_TIMEOUT:-180} "$root/scripts/kafka" start --dir "$KAFKA_DIR" --port "${BOOTSTRAP##*:}" </dev/null >"$WORK/broker-restart.log" 2>&1 ||
+				fail "the broker did not start again: $(cat "$WORK/broker-restart.log")"
+			log "the broker is back"
+		fi
+	done <"$WORK/chaos.schedule"
+	touch "$WORK/chaos.stop"
+	# A supervisor past its check of chaos.stop writes its new pid at once.
+	sleep 0.5
+	for slot in "$@"; do
+		kill -9 "$(cat "$WORK/$slot.pid")" 2>/dev/null || true
+	done
+	log "chaos over"
+}
+
+# chaos_wait: waits for the supervisors started in the background (after
+# chaos), and fails if an instance ended by itself during the chaos (a
+# crash, or an error exit: the app must ride out kills and the broker).
+chaos_wait() {
+	wait
+	for f in "$WORK"/*.exits; do
+		[ -s "$f" ] || continue
+		slot=$(basename "$f" .exits)
+		fail "$(cat "$f"); its log ends: $(grep -v '^%' "$WORK/$slot.log" | tail -n 8)"
+	done
+}
