@@ -263,17 +263,54 @@ static void add_type_root(Gen *g, Type *t)
 		add_type(g, g->deferred[--g->ndeferred]);
 }
 
-/* Adds the types of every expression under n. */
-static void collect_types_in(Gen *g, Node *n)
+static void collect_types_in(Gen *g, Node *list);
+
+/*
+ * Adds the types of expression n and of every expression under it.  A
+ * pipeline (a |> f |> g, nested to the left one N_PIPE per step, and as
+ * long as the user likes) is walked in a loop, in the order the recursion
+ * would take: the N_PIPE nodes outermost first, the stream it starts from,
+ * then the steps first to last.  Expressions are recursed into: the
+ * parser bounds their depth (MAX_EXPR_DEPTH).
+ */
+static void collect_types_of(Gen *g, Node *n)
 {
-	for (; n; n = n->next) {
-		if (n->type)
-			add_type_root(g, n->type);
-		collect_types_in(g, n->a);
-		collect_types_in(g, n->b);
-		collect_types_in(g, n->c);
-		collect_types_in(g, n->list);
+	if (!n)
+		return;
+	if (n->kind == N_PIPE) {
+		int nsteps = 0;
+		Node *start = n;
+		for (; start->kind == N_PIPE; start = start->a) {
+			if (start->type)
+				add_type_root(g, start->type);
+			nsteps++;
+		}
+		Node **pipes = xcalloc((size_t)nsteps, sizeof *pipes);
+		int i = nsteps;
+		for (Node *p = n; p->kind == N_PIPE; p = p->a)
+			pipes[--i] = p;
+		collect_types_of(g, start);
+		for (i = 0; i < nsteps; i++) {
+			collect_types_in(g, pipes[i]->b);
+			collect_types_in(g, pipes[i]->c);
+			collect_types_in(g, pipes[i]->list);
+		}
+		xfree(pipes);
+		return;
 	}
+	if (n->type)
+		add_type_root(g, n->type);
+	collect_types_in(g, n->a);
+	collect_types_in(g, n->b);
+	collect_types_in(g, n->c);
+	collect_types_in(g, n->list);
+}
+
+/* Adds the types of every expression of a list (and under them). */
+static void collect_types_in(Gen *g, Node *list)
+{
+	for (; list; list = list->next)
+		collect_types_of(g, list);
 }
 
 /* Every type the program's C needs defined, in an order C accepts. */

@@ -25,6 +25,9 @@ typedef struct Sema {
 	Program *prog;
 	Topology *topo;
 	Symbol *globals;          /* streams, types, functions */
+	/* globals by name and kind (open addressing), so a lookup does not walk them all */
+	Symbol **global_index;
+	int nglobal_index, capglobal_index;
 	Symbol *locals;           /* lambda parameters and loop variables */
 	/* Path expressions (x, x.f.g) known to be non-null at this point (same_path). */
 	Node **facts;

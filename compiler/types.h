@@ -41,6 +41,10 @@ typedef struct Record {
 	bool anonymous;
 	bool resolved;   /* field types known */
 	int visiting;    /* cycle detection */
+	int id;          /* index in all_records() */
+	/* record_field's index: field i + 1 by name hash (open addressing), built on first use */
+	int *field_index;
+	int capfield_index, indexed_nfields;
 } Record;
 
 struct Type {
