@@ -425,7 +425,16 @@ static void emit_functions(Gen *g, Chunk **chunks, int *nchunks)
  */
 static void describe_node(Printer *p, const Plan *plan, IrNode *n, IrNode *from, int depth)
 {
-	pr(p, " * %*s", depth * 2, "");
+	/*
+	 * Two columns a level, up to a limit, so that a chain of thousands of
+	 * operators does not make the comment quadratic in size; deeper lines
+	 * say their level instead.
+	 */
+	enum { OUTLINE_MAX_DEPTH = 32 };
+	if (depth <= OUTLINE_MAX_DEPTH)
+		pr(p, " * %*s", depth * 2, "");
+	else
+		pr(p, " * %*s(%d) ", OUTLINE_MAX_DEPTH * 2, "", depth);
 	switch (n->kind) {
 	case IR_SOURCE:
 		pr(p, "%s%s <- \"%s\" (%s, %s)%s%s", n->table ? "table " : "", n->name, n->topic,

@@ -79,6 +79,52 @@ static void index_global(Sema *sema, Symbol *s)
 	sema->nglobal_index++;
 }
 
+/* FNV-1a of a name, for NameSet. */
+static unsigned name_hash(const char *name)
+{
+	unsigned h = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
+}
+
+/* Puts name in the set's first free slot after its hash, unless it is there: false then. */
+static bool nameset_put(NameSet *set, const char *name)
+{
+	unsigned mask = (unsigned)set->cap - 1;
+	unsigned i = name_hash(name) & mask;
+	for (; set->slots[i]; i = (i + 1) & mask)
+		if (strcmp(set->slots[i], name) == 0)
+			return false;
+	set->slots[i] = name;
+	set->n++;
+	return true;
+}
+
+/* (sema_int.h)  Adds name (kept, not copied); false if it was in the set already. */
+bool nameset_add(NameSet *set, const char *name)
+{
+	if (2 * (set->n + 1) > set->cap) {
+		const char **old = set->slots;
+		int oldcap = set->cap;
+		set->cap = oldcap ? oldcap * 2 : 32;
+		set->slots = xcalloc((size_t)set->cap, sizeof *set->slots);
+		set->n = 0;
+		for (int i = 0; i < oldcap; i++)
+			if (old[i])
+				nameset_put(set, old[i]);
+		xfree(old);
+	}
+	return nameset_put(set, name);
+}
+
+/* (sema_int.h)  Empties the set. */
+void nameset_free(NameSet *set)
+{
+	xfree(set->slots);
+	memset(set, 0, sizeof *set);
+}
+
 /* Adds s to the globals; callers have checked that the name is free. */
 static void add_global(Sema *sema, Symbol *s)
 {
@@ -258,12 +304,10 @@ static void resolve_fields(Sema *sema, File *f)
 		r->nfields = node_list_len(it->list);
 		r->fields = xcalloc((size_t)r->nfields, sizeof *r->fields);
 		int i = 0;
+		NameSet seen = { 0 };
 		for (Node *fd = it->list; fd; fd = fd->next) {
-			for (int j = 0; j < i; j++)
-				if (strcmp(r->fields[j].name, fd->name) == 0) {
-					error_at(fd->name_span, "field '%s' appears twice in '%s'", fd->name, r->name);
-					break;
-				}
+			if (!nameset_add(&seen, fd->name))
+				error_at(fd->name_span, "field '%s' appears twice in '%s'", fd->name, r->name);
 			r->fields[i].name = fd->name;
 			r->fields[i].span = fd->name_span;
 			r->fields[i].type = resolve_type(sema, fd->a);
@@ -271,6 +315,7 @@ static void resolve_fields(Sema *sema, File *f)
 				error_at(fd->a->span, "a field cannot hold a pair");
 			i++;
 		}
+		nameset_free(&seen);
 		r->resolved = true;
 	}
 }

@@ -65,6 +65,16 @@ typedef struct Suggest {
 	int dist;
 } Suggest;
 
+/* A set of names (open addressing), for "given twice" checks over many fields in linear time. */
+typedef struct NameSet {
+	const char **slots;
+	int n, cap;
+} NameSet;
+
+/* sema.c: name sets */
+bool nameset_add(NameSet *set, const char *name);
+void nameset_free(NameSet *set);
+
 /* sema.c: symbols and suggestions */
 Symbol *sym_new(SymKind kind, const char *name, Span span);
 Symbol *lookup_in(Symbol *scope, const char *name);
