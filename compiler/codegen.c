@@ -142,24 +142,51 @@ const char *use(CVar *v)
 	return v->c;
 }
 
+/*
+ * The slot of g->binding_index for sym: where its binding's index + 1 is,
+ * or the empty slot it would take.  A function binds a name per lambda
+ * parameter of every operator it inlines (thousands in a long pipeline),
+ * so bindings are found by hashing the symbol, not by a scan.  The hash
+ * only finds; nothing emitted depends on it.
+ */
+static size_t binding_slot(const Gen *g, const Symbol *sym)
+{
+	size_t mask = (size_t)g->capbinding_index - 1;
+	size_t i = ((uintptr_t)sym >> 4) * 2654435761u & mask;
+	while (g->binding_index[i] && g->bindings[g->binding_index[i] - 1].sym != sym)
+		i = (i + 1) & mask;
+	return i;
+}
+
 /* Makes sym (a lambda parameter, let or loop variable) stand for var. */
 void bind(Gen *g, Symbol *sym, CVar *var)
 {
-	for (int i = 0; i < g->nbindings; i++)
-		if (g->bindings[i].sym == sym) {
-			g->bindings[i].var = var;
+	if (g->capbinding_index) {
+		int at = g->binding_index[binding_slot(g, sym)];
+		if (at) {
+			g->bindings[at - 1].var = var;
 			return;
 		}
+	}
 	g->bindings = xrealloc(g->bindings, sizeof *g->bindings * (size_t)(g->nbindings + 1));
 	g->bindings[g->nbindings++] = (Binding){ sym, var };
+	if (2 * g->nbindings > g->capbinding_index) {
+		xfree(g->binding_index);
+		g->capbinding_index = g->capbinding_index ? g->capbinding_index * 2 : 64;
+		g->binding_index = xcalloc((size_t)g->capbinding_index, sizeof *g->binding_index);
+		for (int b = 0; b < g->nbindings; b++)
+			g->binding_index[binding_slot(g, g->bindings[b].sym)] = b + 1;
+	} else {
+		g->binding_index[binding_slot(g, sym)] = g->nbindings;
+	}
 }
 
 /* What sym stands for; sema guarantees it was bound before any use. */
 CVar *bound(Gen *g, Symbol *sym)
 {
-	for (int i = g->nbindings - 1; i >= 0; i--)
-		if (g->bindings[i].sym == sym)
-			return g->bindings[i].var;
+	int at = g->capbinding_index ? g->binding_index[binding_slot(g, sym)] : 0;
+	if (at)
+		return g->bindings[at - 1].var;
 	assert(!"an unbound variable in codegen");
 	return cvar("0");
 }
@@ -213,10 +240,7 @@ static bool has_generated_struct(Type *t)
 /* Whether t is already among the types to define. */
 static bool type_added(Gen *g, Type *t)
 {
-	for (int i = 0; i < g->ntypes; i++)
-		if (g->types[i] == t)
-			return true;
-	return false;
+	return t->added_mark == g->types_mark;
 }
 
 /* Adds t after everything it holds by value (post-order). */
@@ -253,6 +277,7 @@ static void add_type(Gen *g, Type *t)
 		return;
 	g->types = xrealloc(g->types, sizeof *g->types * (size_t)(g->ntypes + 1));
 	g->types[g->ntypes++] = t;
+	t->added_mark = g->types_mark;
 }
 
 /* Adds t and everything it needs, including deferred array elements. */
@@ -316,6 +341,10 @@ static void collect_types_in(Gen *g, Node *list)
 /* Every type the program's C needs defined, in an order C accepts. */
 static void collect_types(Gen *g)
 {
+	/* A number no earlier run of codegen used: types it marked are not this run's. */
+	static unsigned runs;
+	g->types_mark = ++runs;
+	assert(g->types_mark != 0);
 	int nrec;
 	Record **recs = all_records(&nrec);
 	for (int i = 0; i < nrec; i++)

@@ -55,6 +55,7 @@ struct Type {
 	char *c_name;     /* cached type_c() */
 	char *mangled;    /* cached type_mangle() */
 	char *display;    /* cached type_str() */
+	unsigned added_mark; /* codegen: equal to its run's types_mark once among the types to define */
 };
 
 extern Type *ty_error, *ty_null, *ty_bool, *ty_i32, *ty_i64, *ty_f64, *ty_string,
