@@ -820,6 +820,12 @@ static IrNode *check_stream(Sema *sema, Node *e)
 				break;
 			}
 			n = check_step(sema, n, pipes[i]->b);
+			if (n && n->depth > MAX_PIPELINE_DEPTH) {
+				error_hint(pipes[i]->b->span,
+				           "split the work into several applications, connected through a topic",
+				           "pipeline is longer than %d operators from its source", MAX_PIPELINE_DEPTH);
+				n = NULL; /* what follows is not checked: it would only repeat this */
+			}
 			if (n)
 				pipes[i]->ir = n;
 		}
