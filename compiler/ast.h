@@ -105,6 +105,8 @@ struct Node {
 	Node *policy;     /* N_SOURCE: on error <policy> (N_IDENT or N_STR) */
 	Node *place;      /* table N_SOURCE and N_STREAM_DEF: in <place> (N_IDENT) or NULL */
 	bool int_literal_overflow; /* N_INT: 9223372036854775808 (ival INT64_MIN) not negated: too large */
+	int depth;        /* expression nesting: 1 + the deepest child's (see MAX_EXPR_DEPTH) */
+	Node *tail;       /* the head of a list: its last item, or a node before it (node_append) */
 
 	/* sema */
 	Type *type;
@@ -121,8 +123,19 @@ typedef struct File {
 	bool is_prelude;
 } File;
 
+/*
+ * How deeply expressions may nest (a + b + ... is a chain nested one level
+ * per operator).  Every phase after the parser walks expressions
+ * recursively (sema_expr.c, codegen_expr.c) and the C compiler nests the
+ * emitted C as deeply, so the parser rejects anything deeper, with a
+ * caret, and stays far inside an 8 MB stack even under AddressSanitizer
+ * (tests/scale measures it).  A pipeline's steps (a |> f |> g) do not
+ * nest: sema reads them in a loop.
+ */
+enum { MAX_EXPR_DEPTH = 1000 };
+
 Node *node_new(NodeKind kind, Span span);
-/* Appends item to the list whose head is *head (keeps source order). */
+/* Appends item to the list whose head is *head (keeps source order), in constant time. */
 void node_append(Node **head, Node *item);
 int node_list_len(const Node *list);
 

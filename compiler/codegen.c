@@ -142,24 +142,51 @@ const char *use(CVar *v)
 	return v->c;
 }
 
+/*
+ * The slot of g->binding_index for sym: where its binding's index + 1 is,
+ * or the empty slot it would take.  A function binds a name per lambda
+ * parameter of every operator it inlines (thousands in a long pipeline),
+ * so bindings are found by hashing the symbol, not by a scan.  The hash
+ * only finds; nothing emitted depends on it.
+ */
+static size_t binding_slot(const Gen *g, const Symbol *sym)
+{
+	size_t mask = (size_t)g->capbinding_index - 1;
+	size_t i = ((uintptr_t)sym >> 4) * 2654435761u & mask;
+	while (g->binding_index[i] && g->bindings[g->binding_index[i] - 1].sym != sym)
+		i = (i + 1) & mask;
+	return i;
+}
+
 /* Makes sym (a lambda parameter, let or loop variable) stand for var. */
 void bind(Gen *g, Symbol *sym, CVar *var)
 {
-	for (int i = 0; i < g->nbindings; i++)
-		if (g->bindings[i].sym == sym) {
-			g->bindings[i].var = var;
+	if (g->capbinding_index) {
+		int at = g->binding_index[binding_slot(g, sym)];
+		if (at) {
+			g->bindings[at - 1].var = var;
 			return;
 		}
+	}
 	g->bindings = xrealloc(g->bindings, sizeof *g->bindings * (size_t)(g->nbindings + 1));
 	g->bindings[g->nbindings++] = (Binding){ sym, var };
+	if (2 * g->nbindings > g->capbinding_index) {
+		xfree(g->binding_index);
+		g->capbinding_index = g->capbinding_index ? g->capbinding_index * 2 : 64;
+		g->binding_index = xcalloc((size_t)g->capbinding_index, sizeof *g->binding_index);
+		for (int b = 0; b < g->nbindings; b++)
+			g->binding_index[binding_slot(g, g->bindings[b].sym)] = b + 1;
+	} else {
+		g->binding_index[binding_slot(g, sym)] = g->nbindings;
+	}
 }
 
 /* What sym stands for; sema guarantees it was bound before any use. */
 CVar *bound(Gen *g, Symbol *sym)
 {
-	for (int i = g->nbindings - 1; i >= 0; i--)
-		if (g->bindings[i].sym == sym)
-			return g->bindings[i].var;
+	int at = g->capbinding_index ? g->binding_index[binding_slot(g, sym)] : 0;
+	if (at)
+		return g->bindings[at - 1].var;
 	assert(!"an unbound variable in codegen");
 	return cvar("0");
 }
@@ -213,10 +240,7 @@ static bool has_generated_struct(Type *t)
 /* Whether t is already among the types to define. */
 static bool type_added(Gen *g, Type *t)
 {
-	for (int i = 0; i < g->ntypes; i++)
-		if (g->types[i] == t)
-			return true;
-	return false;
+	return t->added_mark == g->types_mark;
 }
 
 /* Adds t after everything it holds by value (post-order). */
@@ -253,6 +277,7 @@ static void add_type(Gen *g, Type *t)
 		return;
 	g->types = xrealloc(g->types, sizeof *g->types * (size_t)(g->ntypes + 1));
 	g->types[g->ntypes++] = t;
+	t->added_mark = g->types_mark;
 }
 
 /* Adds t and everything it needs, including deferred array elements. */
@@ -263,22 +288,63 @@ static void add_type_root(Gen *g, Type *t)
 		add_type(g, g->deferred[--g->ndeferred]);
 }
 
-/* Adds the types of every expression under n. */
-static void collect_types_in(Gen *g, Node *n)
+static void collect_types_in(Gen *g, Node *list);
+
+/*
+ * Adds the types of expression n and of every expression under it.  A
+ * pipeline (a |> f |> g, nested to the left one N_PIPE per step, and as
+ * long as the user likes) is walked in a loop, in the order the recursion
+ * would take: the N_PIPE nodes outermost first, the stream it starts from,
+ * then the steps first to last.  Expressions are recursed into: the
+ * parser bounds their depth (MAX_EXPR_DEPTH).
+ */
+static void collect_types_of(Gen *g, Node *n)
 {
-	for (; n; n = n->next) {
-		if (n->type)
-			add_type_root(g, n->type);
-		collect_types_in(g, n->a);
-		collect_types_in(g, n->b);
-		collect_types_in(g, n->c);
-		collect_types_in(g, n->list);
+	if (!n)
+		return;
+	if (n->kind == N_PIPE) {
+		int nsteps = 0;
+		Node *start = n;
+		for (; start->kind == N_PIPE; start = start->a) {
+			if (start->type)
+				add_type_root(g, start->type);
+			nsteps++;
+		}
+		Node **pipes = xcalloc((size_t)nsteps, sizeof *pipes);
+		int i = nsteps;
+		for (Node *p = n; p->kind == N_PIPE; p = p->a)
+			pipes[--i] = p;
+		collect_types_of(g, start);
+		for (i = 0; i < nsteps; i++) {
+			collect_types_in(g, pipes[i]->b);
+			collect_types_in(g, pipes[i]->c);
+			collect_types_in(g, pipes[i]->list);
+		}
+		xfree(pipes);
+		return;
 	}
+	if (n->type)
+		add_type_root(g, n->type);
+	collect_types_in(g, n->a);
+	collect_types_in(g, n->b);
+	collect_types_in(g, n->c);
+	collect_types_in(g, n->list);
+}
+
+/* Adds the types of every expression of a list (and under them). */
+static void collect_types_in(Gen *g, Node *list)
+{
+	for (; list; list = list->next)
+		collect_types_of(g, list);
 }
 
 /* Every type the program's C needs defined, in an order C accepts. */
 static void collect_types(Gen *g)
 {
+	/* A number no earlier run of codegen used: types it marked are not this run's. */
+	static unsigned runs;
+	g->types_mark = ++runs;
+	assert(g->types_mark != 0);
 	int nrec;
 	Record **recs = all_records(&nrec);
 	for (int i = 0; i < nrec; i++)
@@ -388,7 +454,16 @@ static void emit_functions(Gen *g, Chunk **chunks, int *nchunks)
  */
 static void describe_node(Printer *p, const Plan *plan, IrNode *n, IrNode *from, int depth)
 {
-	pr(p, " * %*s", depth * 2, "");
+	/*
+	 * Two columns a level, up to a limit, so that a chain of thousands of
+	 * operators does not make the comment quadratic in size; deeper lines
+	 * say their level instead.
+	 */
+	enum { OUTLINE_MAX_DEPTH = 32 };
+	if (depth <= OUTLINE_MAX_DEPTH)
+		pr(p, " * %*s", depth * 2, "");
+	else
+		pr(p, " * %*s(%d) ", OUTLINE_MAX_DEPTH * 2, "", depth);
 	switch (n->kind) {
 	case IR_SOURCE:
 		pr(p, "%s%s <- \"%s\" (%s, %s)%s%s", n->table ? "table " : "", n->name, n->topic,

@@ -288,12 +288,16 @@ static char *emit_record(Gen *g, Node *e)
 	char *s = xmalloc(cap);
 	len += (size_t)snprintf(s, cap, "((%s){", type_c(t));
 	bool first = true;
+	/* Which initialiser gives each field (sema allows one per field): found by name once, not per field. */
+	Node **init_of = xcalloc((size_t)(rec->nfields ? rec->nfields : 1), sizeof *init_of);
+	for (Node *fi = e->list; fi; fi = fi->next) {
+		Field *f = fi->kind == N_FIELD_INIT ? record_field(rec, fi->name) : NULL;
+		if (f)
+			init_of[f - rec->fields] = fi;
+	}
 	for (int i = 0; i < rec->nfields; i++) {
 		Field *f = &rec->fields[i];
-		char *val = NULL;
-		for (Node *fi = e->list; fi; fi = fi->next)
-			if (fi->kind == N_FIELD_INIT && strcmp(fi->name, f->name) == 0)
-				val = emit_as(g, fi->a, f->type);
+		char *val = init_of[i] ? emit_as(g, init_of[i]->a, f->type) : NULL;
 		if (!val && base) {
 			Field *bf = record_field(base_rec, f->name);
 			if (bf)
@@ -307,6 +311,7 @@ static char *emit_record(Gen *g, Node *e)
 		len += (size_t)snprintf(s + len, cap - len, "%s .%s = %s", first ? "" : ",", c_field(f->name), val);
 		first = false;
 	}
+	xfree(init_of);
 	if (len + 4 > cap)
 		s = xrealloc(s, cap = len + 4);
 	snprintf(s + len, cap - len, first ? " 0 })" : " })");

@@ -86,8 +86,11 @@ typedef struct Gen {
 	int nhelpers;
 	Binding *bindings;
 	int nbindings;
+	int *binding_index;  /* bindings by symbol (binding_slot): index + 1, 0 for none */
+	int capbinding_index;
 	Type **types;        /* composite types in definition order */
 	int ntypes;
+	unsigned types_mark;  /* Type.added_mark of the types in types: this run's own number */
 	Type **deferred;     /* array elements still to define */
 	int ndeferred;
 	IrNode *from;        /* the node whose children are being emitted (cogroup inputs) */

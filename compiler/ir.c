@@ -33,6 +33,8 @@ void ir_link(IrNode *parent, IrNode *child)
 	parent->children[parent->nchildren++] = child;
 	child->parents = xrealloc(child->parents, sizeof *child->parents * (size_t)(child->nparents + 1));
 	child->parents[child->nparents++] = parent;
+	if (child->depth < parent->depth + 1)
+		child->depth = parent->depth + 1;
 }
 
 const char *ir_kind_name(IrKind kind)

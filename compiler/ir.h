@@ -39,6 +39,7 @@ typedef enum AggKind { AGG_COUNT, AGG_REDUCE, AGG_AGGREGATE } AggKind;
 struct IrNode {
 	IrKind kind;
 	int id;             /* creation order (renumbered by the plan): stable names in generated code */
+	int depth;          /* operators on the longest path from a source (ir_link; see MAX_PIPELINE_DEPTH) */
 	Span span;          /* the operator in the source */
 	Node *lambda;       /* the operator's function, if any */
 	Type *key, *val;    /* types of the records this node outputs */
@@ -111,6 +112,15 @@ typedef struct Topology {
 	int nstores;
 	int nsubtopologies;        /* set by the plan */
 } Topology;
+
+/*
+ * How many operators may follow each other from a source, across stream
+ * definitions (a |> f |> g, or stream b = a |> f; b |> g): the plan and
+ * code generation walk that path recursively (one C function holds it),
+ * so sema refuses a longer one with a caret, well inside an 8 MB stack
+ * under AddressSanitizer too (tests/scale).  Fan-out is not depth.
+ */
+enum { MAX_PIPELINE_DEPTH = 5000 };
 
 IrNode *ir_new(Topology *t, IrKind kind, Span span);
 void ir_link(IrNode *parent, IrNode *child);

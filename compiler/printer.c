@@ -79,6 +79,31 @@ static void pr_v(Printer *p, const char *fmt, va_list ap)
 		xfree(text);
 }
 
+/*
+ * Inserts the line `text` (one line, ending in a newline) at byte offset
+ * `at`, the start of a line written earlier, indented `indent` levels.
+ * For what is known only once the code after it is written, such as a
+ * declaration's "(void)x;" when nothing used x: writing that code to a
+ * buffer of its own and copying it after would copy a long pipeline once
+ * per operator.  Only lines are counted, so a #line written later is right.
+ */
+void pr_insert_line(Printer *p, size_t at, int indent, const char *text)
+{
+	size_t n = strlen(text);
+	assert(at <= p->len && (at == 0 || p->buf[at - 1] == '\n'));
+	assert(n > 0 && text[n - 1] == '\n' && !memchr(text, '\n', n - 1));
+	size_t add = (size_t)indent + n;
+	if (p->len + add + 1 > p->cap) {
+		p->cap = (p->len + add + 1) * 2;
+		p->buf = xrealloc(p->buf, p->cap);
+	}
+	memmove(p->buf + at + add, p->buf + at, p->len - at + 1);
+	memset(p->buf + at, '\t', (size_t)indent);
+	memcpy(p->buf + at + indent, text, n);
+	p->len += add;
+	p->lines++;
+}
+
 /* Appends formatted text at the current indent. */
 void pr(Printer *p, const char *fmt, ...)
 {

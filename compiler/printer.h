@@ -28,6 +28,8 @@ void pr_indent(Printer *p);
 void pr_dedent(Printer *p);
 /* Like pr(), one level deeper: the body of an if or loop without braces. */
 void pr_nested(Printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Inserts a line (ending in a newline) at byte offset at, the start of an earlier line, indent levels deep. */
+void pr_insert_line(Printer *p, size_t at, int indent, const char *text);
 void pr_free(Printer *p);
 
 #endif

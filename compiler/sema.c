@@ -40,20 +40,109 @@ Symbol *lookup_in(Symbol *scope, const char *name)
 	return NULL;
 }
 
-/* The global (stream, type or function) of that kind called name, or NULL. */
+/* FNV-1a of a global's name and kind, for sema->global_index. */
+static unsigned global_hash(const char *name, SymKind kind)
+{
+	unsigned h = 2166136261u ^ (unsigned)kind;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
+}
+
+/*
+ * The global (stream, type or function) of that kind called name, or
+ * NULL: a hash lookup, since a program may declare thousands of streams
+ * and types and each use of one looks it up.
+ */
 Symbol *lookup_global(Sema *sema, const char *name, SymKind kind)
 {
-	for (Symbol *s = sema->globals; s; s = s->next)
+	if (sema->capglobal_index == 0)
+		return NULL;
+	unsigned mask = (unsigned)sema->capglobal_index - 1;
+	for (unsigned i = global_hash(name, kind) & mask;; i = (i + 1) & mask) {
+		Symbol *s = sema->global_index[i];
+		if (!s)
+			return NULL;
 		if (s->kind == kind && strcmp(s->name, name) == 0)
 			return s;
-	return NULL;
+	}
+}
+
+/* Puts s in the index's first free slot after its hash (there is one: the index is at most half full). */
+static void index_global(Sema *sema, Symbol *s)
+{
+	unsigned mask = (unsigned)sema->capglobal_index - 1;
+	unsigned i = global_hash(s->name, s->kind) & mask;
+	while (sema->global_index[i])
+		i = (i + 1) & mask;
+	sema->global_index[i] = s;
+	sema->nglobal_index++;
+}
+
+/* FNV-1a of a name, for NameSet. */
+static unsigned name_hash(const char *name)
+{
+	unsigned h = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
+}
+
+/* Puts name in the set's first free slot after its hash, unless it is there: false then. */
+static bool nameset_put(NameSet *set, const char *name)
+{
+	unsigned mask = (unsigned)set->cap - 1;
+	unsigned i = name_hash(name) & mask;
+	for (; set->slots[i]; i = (i + 1) & mask)
+		if (strcmp(set->slots[i], name) == 0)
+			return false;
+	set->slots[i] = name;
+	set->n++;
+	return true;
+}
+
+/* (sema_int.h)  Adds name (kept, not copied); false if it was in the set already. */
+bool nameset_add(NameSet *set, const char *name)
+{
+	if (2 * (set->n + 1) > set->cap) {
+		const char **old = set->slots;
+		int oldcap = set->cap;
+		set->cap = oldcap ? oldcap * 2 : 32;
+		set->slots = xcalloc((size_t)set->cap, sizeof *set->slots);
+		set->n = 0;
+		for (int i = 0; i < oldcap; i++)
+			if (old[i])
+				nameset_put(set, old[i]);
+		xfree(old);
+	}
+	return nameset_put(set, name);
+}
+
+/* (sema_int.h)  Empties the set. */
+void nameset_free(NameSet *set)
+{
+	xfree(set->slots);
+	memset(set, 0, sizeof *set);
 }
 
 /* Adds s to the globals; callers have checked that the name is free. */
 static void add_global(Sema *sema, Symbol *s)
 {
+	assert(!lookup_global(sema, s->name, s->kind));
 	s->next = sema->globals;
 	sema->globals = s;
+	if (2 * (sema->nglobal_index + 1) > sema->capglobal_index) {
+		Symbol **old = sema->global_index;
+		int oldcap = sema->capglobal_index;
+		sema->capglobal_index = oldcap ? oldcap * 2 : 64;
+		sema->global_index = xcalloc((size_t)sema->capglobal_index, sizeof *sema->global_index);
+		sema->nglobal_index = 0;
+		for (int i = 0; i < oldcap; i++)
+			if (old[i])
+				index_global(sema, old[i]);
+		xfree(old);
+	}
+	index_global(sema, s);
 }
 
 /* Levenshtein distance, for "did you mean" hints. */
@@ -215,12 +304,10 @@ static void resolve_fields(Sema *sema, File *f)
 		r->nfields = node_list_len(it->list);
 		r->fields = xcalloc((size_t)r->nfields, sizeof *r->fields);
 		int i = 0;
+		NameSet seen = { 0 };
 		for (Node *fd = it->list; fd; fd = fd->next) {
-			for (int j = 0; j < i; j++)
-				if (strcmp(r->fields[j].name, fd->name) == 0) {
-					error_at(fd->name_span, "field '%s' appears twice in '%s'", fd->name, r->name);
-					break;
-				}
+			if (!nameset_add(&seen, fd->name))
+				error_at(fd->name_span, "field '%s' appears twice in '%s'", fd->name, r->name);
 			r->fields[i].name = fd->name;
 			r->fields[i].span = fd->name_span;
 			r->fields[i].type = resolve_type(sema, fd->a);
@@ -228,31 +315,91 @@ static void resolve_fields(Sema *sema, File *f)
 				error_at(fd->a->span, "a field cannot hold a pair");
 			i++;
 		}
+		nameset_free(&seen);
 		r->resolved = true;
 	}
 }
 
-/* Reports records that contain themselves by value (arrays are fine). */
-static bool record_cycle(Record *r, Record *root, Span at)
+/*
+ * Reports every record type that contains itself by value (through a
+ * field of record type, nullable or not; an array holds a pointer and is
+ * fine), in the order the types were made: the records on a cycle of the
+ * "holds by value" graph, i.e. in a strongly connected component of more
+ * than one record or with a field of its own type.  Tarjan's algorithm,
+ * with explicit stacks: O(records + fields) and no recursion, so thousands
+ * of types that hold each other in a chain cost no more than as many
+ * separate ones (a search from every type was quadratic, and as deep as
+ * the chain).
+ */
+static void report_recursive_records(void)
 {
-	for (int i = 0; i < r->nfields; i++) {
-		Type *t = type_strip(r->fields[i].type);
-		if (t->kind != TY_RECORD)
+	int n;
+	Record **recs = all_records(&n);
+	if (n == 0)
+		return;
+	int *order = xcalloc((size_t)n, sizeof *order); /* 1 + DFS number; 0: not reached yet */
+	int *low = xcalloc((size_t)n, sizeof *low);
+	int *next_field = xcalloc((size_t)n, sizeof *next_field);
+	int *path = xcalloc((size_t)n, sizeof *path);   /* the DFS's own stack */
+	int *comp = xcalloc((size_t)n, sizeof *comp);   /* Tarjan's stack */
+	bool *on_comp = xcalloc((size_t)n, sizeof *on_comp);
+	bool *cyclic = xcalloc((size_t)n, sizeof *cyclic);
+	int counter = 0, npath = 0, ncomp = 0;
+	for (int root = 0; root < n; root++) {
+		if (order[root])
 			continue;
-		if (t->rec == root) {
-			error_hint(at, "wrap the field in an array ([T]) to nest records of the same type",
-			           "record type '%s' contains itself", root->name);
-			return true;
+		order[root] = low[root] = ++counter;
+		comp[ncomp++] = root;
+		on_comp[root] = true;
+		path[npath++] = root;
+		while (npath > 0) {
+			int v = path[npath - 1];
+			Record *r = recs[v];
+			if (next_field[v] < r->nfields) {
+				Type *t = type_strip(r->fields[next_field[v]++].type);
+				if (t->kind != TY_RECORD)
+					continue;
+				int w = t->rec->id;
+				assert(w >= 0 && w < n && recs[w] == t->rec);
+				if (w == v) {
+					cyclic[v] = true;
+				} else if (!order[w]) {
+					order[w] = low[w] = ++counter;
+					comp[ncomp++] = w;
+					on_comp[w] = true;
+					path[npath++] = w;
+				} else if (on_comp[w] && order[w] < low[v]) {
+					low[v] = order[w];
+				}
+				continue;
+			}
+			npath--;
+			if (npath > 0 && low[v] < low[path[npath - 1]])
+				low[path[npath - 1]] = low[v];
+			if (low[v] != order[v])
+				continue;
+			/* v roots a component: what is above it on Tarjan's stack. */
+			int first = ncomp;
+			do
+				on_comp[comp[--first]] = false;
+			while (comp[first] != v);
+			if (ncomp - first > 1)
+				for (int k = first; k < ncomp; k++)
+					cyclic[comp[k]] = true;
+			ncomp = first;
 		}
-		if (t->rec->visiting)
-			continue;
-		t->rec->visiting = 1;
-		bool found = record_cycle(t->rec, root, at);
-		t->rec->visiting = 0;
-		if (found)
-			return true;
 	}
-	return false;
+	for (int i = 0; i < n; i++)
+		if (cyclic[i])
+			error_hint(recs[i]->span, "wrap the field in an array ([T]) to nest records of the same type",
+			           "record type '%s' contains itself", recs[i]->name);
+	xfree(order);
+	xfree(low);
+	xfree(next_field);
+	xfree(path);
+	xfree(comp);
+	xfree(on_comp);
+	xfree(cyclic);
 }
 
 /* ------------------------------------------------------------------ */
@@ -562,13 +709,7 @@ bool sema_check(Program *p)
 	for (int i = 0; i < 2; i++)
 		if (files[i])
 			resolve_fields(sema, files[i]);
-	int nrec;
-	Record **recs = all_records(&nrec);
-	for (int i = 0; i < nrec; i++) {
-		recs[i]->visiting = 1;
-		record_cycle(recs[i], recs[i], recs[i]->span);
-		recs[i]->visiting = 0;
-	}
+	report_recursive_records();
 	for (int i = 0; i < 2; i++)
 		if (files[i])
 			declare_externs(sema, files[i]);

@@ -537,14 +537,17 @@ static Type *check_record(Sema *sema, Node *e, Type *hint)
 		Field *fields = xcalloc((size_t)(n ? n : 1), sizeof *fields);
 		int k = 0;
 		bool bad = false;
+		NameSet seen = { 0 };
 		for (Node *fi = e->list; fi; fi = fi->next) {
 			if (fi->kind != N_FIELD_INIT)
 				continue; /* a bad spread, already reported */
-			for (int j = 0; j < k; j++)
-				if (strcmp(fields[j].name, fi->name) == 0) {
-					error_at(fi->name_span, "field '%s' is given twice", fi->name);
-					bad = true;
-				}
+			/* Each earlier duplicate is reported again, as a scan of the earlier fields did. */
+			if (!nameset_add(&seen, fi->name)) {
+				for (int j = 0; j < k; j++)
+					if (strcmp(fields[j].name, fi->name) == 0)
+						error_at(fi->name_span, "field '%s' is given twice", fi->name);
+				bad = true;
+			}
 			Type *t = check_expr(sema, fi->a, NULL);
 			if (t->kind == TY_NULL) {
 				error_hint(fi->a->span, "declare a record type and construct it by name: T { ... }",
@@ -562,6 +565,7 @@ static Type *check_record(Sema *sema, Node *e, Type *hint)
 			fields[k].type = t;
 			k++;
 		}
+		nameset_free(&seen);
 		if (bad)
 			return ty_error;
 		return anon_record(fields, k, e->span);

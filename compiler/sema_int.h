@@ -25,6 +25,9 @@ typedef struct Sema {
 	Program *prog;
 	Topology *topo;
 	Symbol *globals;          /* streams, types, functions */
+	/* globals by name and kind (open addressing), so a lookup does not walk them all */
+	Symbol **global_index;
+	int nglobal_index, capglobal_index;
 	Symbol *locals;           /* lambda parameters and loop variables */
 	/* Path expressions (x, x.f.g) known to be non-null at this point (same_path). */
 	Node **facts;
@@ -61,6 +64,16 @@ typedef struct Suggest {
 	const char *best;
 	int dist;
 } Suggest;
+
+/* A set of names (open addressing), for "given twice" checks over many fields in linear time. */
+typedef struct NameSet {
+	const char **slots;
+	int n, cap;
+} NameSet;
+
+/* sema.c: name sets */
+bool nameset_add(NameSet *set, const char *name);
+void nameset_free(NameSet *set);
 
 /* sema.c: symbols and suggestions */
 Symbol *sym_new(SymKind kind, const char *name, Span span);

@@ -798,16 +798,38 @@ static IrNode *check_stream(Sema *sema, Node *e)
 		return s->ir;
 	}
 	if (e->kind == N_PIPE) {
-		IrNode *parent = check_stream(sema, e->a);
-		if (!parent)
-			return NULL;
-		if (parent->kind == IR_SINK) {
-			error_hint(e->b->span, "'to' ends a pipeline", "nothing can follow 'to'");
-			return NULL;
+		/*
+		 * a |> f |> g nests to the left, one N_PIPE per step: the steps
+		 * are checked in a loop from the first, so a pipeline of any
+		 * length takes no stack (the parser does not count them as
+		 * nesting either).
+		 */
+		int nsteps = 0;
+		Node *start = e;
+		for (; start->kind == N_PIPE; start = start->a)
+			nsteps++;
+		Node **pipes = xcalloc((size_t)nsteps, sizeof *pipes);
+		int i = nsteps;
+		for (Node *p = e; p->kind == N_PIPE; p = p->a)
+			pipes[--i] = p;
+		IrNode *n = check_stream(sema, start);
+		for (i = 0; n && i < nsteps; i++) {
+			if (n->kind == IR_SINK) {
+				error_hint(pipes[i]->b->span, "'to' ends a pipeline", "nothing can follow 'to'");
+				n = NULL;
+				break;
+			}
+			n = check_step(sema, n, pipes[i]->b);
+			if (n && n->depth > MAX_PIPELINE_DEPTH) {
+				error_hint(pipes[i]->b->span,
+				           "split the work into several applications, connected through a topic",
+				           "pipeline is longer than %d operators from its source", MAX_PIPELINE_DEPTH);
+				n = NULL; /* what follows is not checked: it would only repeat this */
+			}
+			if (n)
+				pipes[i]->ir = n;
 		}
-		IrNode *n = check_step(sema, parent, e->b);
-		if (n)
-			e->ir = n;
+		xfree(pipes);
 		return n;
 	}
 	if (e->kind == N_CALL) {

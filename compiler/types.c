@@ -9,12 +9,21 @@
 Type *ty_error, *ty_null, *ty_bool, *ty_i32, *ty_i64, *ty_f64, *ty_string, *ty_bytes,
 	*ty_timestamp, *ty_duration;
 
-/* Interned composite types: a short list is plenty for one .stoat file. */
+/*
+ * Interned composite types, and their index by shape (open addressing,
+ * at most half full): a program with thousands of types interns one per
+ * record, array and nullable it names, so a list scan was quadratic.
+ */
 static Type **composites;
 static int ncomposites, capcomposites;
+static Type **composite_index;
+static int capcomposite_index;
 
 static Record **records;
 static int nrecords, caprecords;
+/* The anonymous records by shape (names and types of the fields, in order), likewise. */
+static Record **anon_index;
+static int nanon, capanon_index;
 
 static const char *c_safe_type_name(const char *name);
 
@@ -29,8 +38,12 @@ void types_init(void)
 {
 	composites = NULL;
 	ncomposites = capcomposites = 0;
+	composite_index = NULL;
+	capcomposite_index = 0;
 	records = NULL;
 	nrecords = caprecords = 0;
+	anon_index = NULL;
+	nanon = capanon_index = 0;
 	ty_error = type_new(TY_ERROR);
 	ty_null = type_new(TY_NULL);
 	ty_bool = type_new(TY_BOOL);
@@ -43,12 +56,44 @@ void types_init(void)
 	ty_duration = type_new(TY_DURATION);
 }
 
+/* Mixes a pointer or a number into hash h (FNV-1a over its bytes). */
+static size_t mix(size_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211u;
+	return h;
+}
+
+/* The hash of a composite type's shape (only for the index: nothing depends on its value's order). */
+static size_t shape_hash(TypeKind kind, Type *elem, Type *key, Type *val, Record *rec)
+{
+	size_t h = mix(14695981039346656037u, &kind, sizeof kind);
+	h = mix(h, &elem, sizeof elem);
+	h = mix(h, &key, sizeof key);
+	h = mix(h, &val, sizeof val);
+	return mix(h, &rec, sizeof rec);
+}
+
+/* Puts t in composite_index's first free slot after its hash. */
+static void index_composite(Type *t)
+{
+	size_t mask = (size_t)capcomposite_index - 1;
+	size_t i = shape_hash(t->kind, t->elem, t->key, t->val, t->rec) & mask;
+	while (composite_index[i])
+		i = (i + 1) & mask;
+	composite_index[i] = t;
+}
+
 static Type *intern(TypeKind kind, Type *elem, Type *key, Type *val, Record *rec)
 {
-	for (int i = 0; i < ncomposites; i++) {
-		Type *t = composites[i];
-		if (t->kind == kind && t->elem == elem && t->key == key && t->val == val && t->rec == rec)
-			return t;
+	if (capcomposite_index) {
+		size_t mask = (size_t)capcomposite_index - 1;
+		for (size_t i = shape_hash(kind, elem, key, val, rec) & mask; composite_index[i]; i = (i + 1) & mask) {
+			Type *t = composite_index[i];
+			if (t->kind == kind && t->elem == elem && t->key == key && t->val == val && t->rec == rec)
+				return t;
+		}
 	}
 	Type *t = type_new(kind);
 	t->elem = elem;
@@ -60,6 +105,15 @@ static Type *intern(TypeKind kind, Type *elem, Type *key, Type *val, Record *rec
 		composites = xrealloc(composites, sizeof *composites * (size_t)capcomposites);
 	}
 	composites[ncomposites++] = t;
+	if (2 * ncomposites > capcomposite_index) {
+		xfree(composite_index);
+		capcomposite_index = capcomposite_index ? capcomposite_index * 2 : 64;
+		composite_index = xcalloc((size_t)capcomposite_index, sizeof *composite_index);
+		for (int i = 0; i < ncomposites; i++)
+			index_composite(composites[i]);
+	} else {
+		index_composite(t);
+	}
 	return t;
 }
 
@@ -99,6 +153,7 @@ Record *record_new(const char *name, Span span, bool anonymous)
 	r->name = xstrdup(name);
 	r->span = span;
 	r->anonymous = anonymous;
+	r->id = nrecords;
 	if (nrecords == caprecords) {
 		caprecords = caprecords ? caprecords * 2 : 16;
 		records = xrealloc(records, sizeof *records * (size_t)caprecords);
@@ -107,36 +162,106 @@ Record *record_new(const char *name, Span span, bool anonymous)
 	return r;
 }
 
+/* FNV-1a of a name. */
+static size_t name_hash(const char *name)
+{
+	return mix(14695981039346656037u, name, strlen(name));
+}
+
+/*
+ * The field called name, or NULL.  A record of many fields gets an index
+ * by name the first time (rebuilt if its fields changed count, as when
+ * sema resolves them), so that a literal or a type of thousands of fields
+ * is checked in linear time; a small one is scanned.
+ */
 Field *record_field(Record *rec, const char *name)
 {
-	for (int i = 0; i < rec->nfields; i++)
-		if (strcmp(rec->fields[i].name, name) == 0)
-			return &rec->fields[i];
+	enum { SCAN_FIELDS = 16 };
+	if (rec->nfields <= SCAN_FIELDS) {
+		for (int i = 0; i < rec->nfields; i++)
+			if (strcmp(rec->fields[i].name, name) == 0)
+				return &rec->fields[i];
+		return NULL;
+	}
+	if (rec->indexed_nfields != rec->nfields) {
+		xfree(rec->field_index);
+		int cap = 64;
+		while (cap < 2 * rec->nfields)
+			cap *= 2;
+		rec->field_index = xcalloc((size_t)cap, sizeof *rec->field_index);
+		rec->capfield_index = cap;
+		rec->indexed_nfields = rec->nfields;
+		for (int f = 0; f < rec->nfields; f++) {
+			size_t i = name_hash(rec->fields[f].name) & (size_t)(cap - 1);
+			while (rec->field_index[i])
+				i = (i + 1) & (size_t)(cap - 1);
+			rec->field_index[i] = f + 1;
+		}
+	}
+	size_t mask = (size_t)rec->capfield_index - 1;
+	for (size_t i = name_hash(name) & mask; rec->field_index[i]; i = (i + 1) & mask) {
+		Field *f = &rec->fields[rec->field_index[i] - 1];
+		if (strcmp(f->name, name) == 0)
+			return f; /* the first of that name: duplicates come after it in the index */
+	}
 	return NULL;
 }
 
+/* The hash of a record shape: its fields' names and types, in order. */
+static size_t fields_hash(const Field *fields, int nfields)
+{
+	size_t h = mix(14695981039346656037u, &nfields, sizeof nfields);
+	for (int f = 0; f < nfields; f++) {
+		h = mix(h, fields[f].name, strlen(fields[f].name) + 1);
+		h = mix(h, &fields[f].type, sizeof fields[f].type);
+	}
+	return h;
+}
+
+/* Puts the anonymous record r in anon_index's first free slot after its hash. */
+static void index_anon(Record *r)
+{
+	size_t mask = (size_t)capanon_index - 1;
+	size_t i = fields_hash(r->fields, r->nfields) & mask;
+	while (anon_index[i])
+		i = (i + 1) & mask;
+	anon_index[i] = r;
+}
+
+/* The anonymous record type of that shape: the one made before, or a new anon_N. */
 Type *anon_record(Field *fields, int nfields, Span span)
 {
-	for (int i = 0; i < nrecords; i++) {
-		Record *r = records[i];
-		if (!r->anonymous || r->nfields != nfields)
-			continue;
-		bool same = true;
-		for (int f = 0; f < nfields && same; f++)
-			same = strcmp(r->fields[f].name, fields[f].name) == 0 && r->fields[f].type == fields[f].type;
-		if (same)
-			return ty_record(r);
+	if (capanon_index) {
+		size_t mask = (size_t)capanon_index - 1;
+		for (size_t i = fields_hash(fields, nfields) & mask; anon_index[i]; i = (i + 1) & mask) {
+			Record *r = anon_index[i];
+			if (r->nfields != nfields)
+				continue;
+			bool same = true;
+			for (int f = 0; f < nfields && same; f++)
+				same = strcmp(r->fields[f].name, fields[f].name) == 0 && r->fields[f].type == fields[f].type;
+			if (same)
+				return ty_record(r);
+		}
 	}
-	int n = 0;
-	for (int i = 0; i < nrecords; i++)
-		n += records[i]->anonymous;
 	char name[32];
-	snprintf(name, sizeof name, "anon_%d", n);
+	snprintf(name, sizeof name, "anon_%d", nanon);
 	Record *r = record_new(name, span, true);
 	r->fields = xcalloc((size_t)nfields, sizeof *r->fields);
 	memcpy(r->fields, fields, sizeof *fields * (size_t)nfields);
 	r->nfields = nfields;
 	r->resolved = true;
+	nanon++;
+	if (2 * nanon > capanon_index) {
+		xfree(anon_index);
+		capanon_index = capanon_index ? capanon_index * 2 : 64;
+		anon_index = xcalloc((size_t)capanon_index, sizeof *anon_index);
+		for (int i = 0; i < nrecords; i++)
+			if (records[i]->anonymous)
+				index_anon(records[i]);
+	} else {
+		index_anon(r);
+	}
 	return ty_record(r);
 }
 

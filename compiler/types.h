@@ -41,6 +41,10 @@ typedef struct Record {
 	bool anonymous;
 	bool resolved;   /* field types known */
 	int visiting;    /* cycle detection */
+	int id;          /* index in all_records() */
+	/* record_field's index: field i + 1 by name hash (open addressing), built on first use */
+	int *field_index;
+	int capfield_index, indexed_nfields;
 } Record;
 
 struct Type {
@@ -51,6 +55,7 @@ struct Type {
 	char *c_name;     /* cached type_c() */
 	char *mangled;    /* cached type_mangle() */
 	char *display;    /* cached type_str() */
+	unsigned added_mark; /* codegen: equal to its run's types_mark once among the types to define */
 };
 
 extern Type *ty_error, *ty_null, *ty_bool, *ty_i32, *ty_i64, *ty_f64, *ty_string,

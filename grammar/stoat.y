@@ -55,6 +55,48 @@ static Node *mk_negation(ParseState *ps, Node *a, YYLTYPE a_loc, YYLTYPE loc)
 	return n;
 }
 
+/* The depth of the deepest expression of a list (0 for none). */
+static int list_depth(const Node *list)
+{
+	int d = 0;
+	for (; list; list = list->next)
+		if (list->depth > d)
+			d = list->depth;
+	return d;
+}
+
+/*
+ * Sets n's nesting depth from its children's, once they are in place, and
+ * reports an expression nesting deeper than MAX_EXPR_DEPTH (ast.h) at
+ * `at` (a binary operator's own token, so the caret shows where the limit
+ * was crossed); false then, and the action gives the item up with YYERROR
+ * so that no later phase sees the tree.  Each child is looked at once, by
+ * its parent: linear in the size of the file.  The steps of a pipeline do
+ * not nest (a |> f |> g is as deep as its deepest step).
+ */
+static bool nest(ParseState *ps, Node *n, YYLTYPE at)
+{
+	int d = n->kind == N_PIPE ? 0 : n->a ? n->a->depth : 0;
+	if (n->b && n->b->depth > d)
+		d = n->b->depth;
+	if (n->c && n->c->depth > d)
+		d = n->c->depth;
+	int l = list_depth(n->list);
+	if (l > d)
+		d = l;
+	n->depth = d + 1;
+	if (n->kind == N_PIPE && n->a->depth > n->depth)
+		n->depth = n->a->depth;
+	if (n->depth <= MAX_EXPR_DEPTH)
+		return true;
+	error_hint(SPAN(at), "split it: name a part with let x = ... in ..., or compute it in several steps",
+	           "expression nests deeper than %d levels", MAX_EXPR_DEPTH);
+	return false;
+}
+
+/* Gives up the item being parsed when n nests too deeply (see nest). */
+#define NEST(n, at) do { if (!nest(ps, (n), (at))) YYERROR; } while (0)
+
 static Node *mk_binary(ParseState *ps, int op, Node *a, Node *b, YYLTYPE loc)
 {
 	Node *n = mk(ps, N_BINARY, loc);
@@ -468,27 +510,31 @@ branch
 /* ---- expressions --------------------------------------------------- */
 
 expr
-	: expr PIPE step { $$ = mk(ps, N_PIPE, @$); $$->a = $1; $$->b = $3; }
+	: expr PIPE step { $$ = mk(ps, N_PIPE, @$); $$->a = $1; $$->b = $3; NEST($$, @2); }
 	| IDENT FATARROW expr {
 		$$ = mk(ps, N_LAMBDA, @$);
 		Node *p = mk(ps, N_IDENT, @1);
 		p->name = $1;
 		$$->list = p;
 		$$->a = $3;
+		NEST($$, @2);
 	}
 	| UNDERSCORE FATARROW expr {
 		$$ = mk(ps, N_LAMBDA, @$);
 		$$->list = mk(ps, N_UNDERSCORE, @1);
 		$$->a = $3;
+		NEST($$, @2);
 	}
 	| '(' expr_list ')' FATARROW expr {
 		$$ = mk(ps, N_LAMBDA, @$);
 		$$->list = $2;
 		$$->a = $5;
+		NEST($$, @4);
 	}
 	| '(' ')' FATARROW expr {
 		$$ = mk(ps, N_LAMBDA, @$);
 		$$->a = $4;
+		NEST($$, @3);
 	}
 	| LET IDENT '=' expr IN expr %prec FATARROW {
 		$$ = mk(ps, N_LET, @$);
@@ -496,29 +542,31 @@ expr
 		$$->name_span = SPAN(@2);
 		$$->a = $4;
 		$$->b = $6;
+		NEST($$, @1);
 	}
 	| IF expr THEN expr ELSE expr {
 		$$ = mk(ps, N_IF, @$);
 		$$->a = $2;
 		$$->b = $4;
 		$$->c = $6;
+		NEST($$, @1);
 	}
-	| expr COALESCE expr { $$ = mk(ps, N_COALESCE, @$); $$->a = $1; $$->b = $3; }
-	| expr OR expr { $$ = mk_binary(ps, OP_OR, $1, $3, @$); }
-	| expr AND expr { $$ = mk_binary(ps, OP_AND, $1, $3, @$); }
-	| NOT expr { $$ = mk(ps, N_UNARY, @$); $$->op = OP_NOT; $$->a = $2; }
-	| expr EQ expr { $$ = mk_binary(ps, OP_EQ, $1, $3, @$); }
-	| expr NE expr { $$ = mk_binary(ps, OP_NE, $1, $3, @$); }
-	| expr '<' expr { $$ = mk_binary(ps, OP_LT, $1, $3, @$); }
-	| expr LE expr { $$ = mk_binary(ps, OP_LE, $1, $3, @$); }
-	| expr '>' expr { $$ = mk_binary(ps, OP_GT, $1, $3, @$); }
-	| expr GE expr { $$ = mk_binary(ps, OP_GE, $1, $3, @$); }
-	| expr '+' expr { $$ = mk_binary(ps, OP_ADD, $1, $3, @$); }
-	| expr '-' expr { $$ = mk_binary(ps, OP_SUB, $1, $3, @$); }
-	| expr '*' expr { $$ = mk_binary(ps, OP_MUL, $1, $3, @$); }
-	| expr '/' expr { $$ = mk_binary(ps, OP_DIV, $1, $3, @$); }
-	| expr '%' expr { $$ = mk_binary(ps, OP_MOD, $1, $3, @$); }
-	| '-' expr %prec UMINUS { $$ = mk_negation(ps, $2, @2, @$); }
+	| expr COALESCE expr { $$ = mk(ps, N_COALESCE, @$); $$->a = $1; $$->b = $3; NEST($$, @2); }
+	| expr OR expr { $$ = mk_binary(ps, OP_OR, $1, $3, @$); NEST($$, @2); }
+	| expr AND expr { $$ = mk_binary(ps, OP_AND, $1, $3, @$); NEST($$, @2); }
+	| NOT expr { $$ = mk(ps, N_UNARY, @$); $$->op = OP_NOT; $$->a = $2; NEST($$, @1); }
+	| expr EQ expr { $$ = mk_binary(ps, OP_EQ, $1, $3, @$); NEST($$, @2); }
+	| expr NE expr { $$ = mk_binary(ps, OP_NE, $1, $3, @$); NEST($$, @2); }
+	| expr '<' expr { $$ = mk_binary(ps, OP_LT, $1, $3, @$); NEST($$, @2); }
+	| expr LE expr { $$ = mk_binary(ps, OP_LE, $1, $3, @$); NEST($$, @2); }
+	| expr '>' expr { $$ = mk_binary(ps, OP_GT, $1, $3, @$); NEST($$, @2); }
+	| expr GE expr { $$ = mk_binary(ps, OP_GE, $1, $3, @$); NEST($$, @2); }
+	| expr '+' expr { $$ = mk_binary(ps, OP_ADD, $1, $3, @$); NEST($$, @2); }
+	| expr '-' expr { $$ = mk_binary(ps, OP_SUB, $1, $3, @$); NEST($$, @2); }
+	| expr '*' expr { $$ = mk_binary(ps, OP_MUL, $1, $3, @$); NEST($$, @2); }
+	| expr '/' expr { $$ = mk_binary(ps, OP_DIV, $1, $3, @$); NEST($$, @2); }
+	| expr '%' expr { $$ = mk_binary(ps, OP_MOD, $1, $3, @$); NEST($$, @2); }
+	| '-' expr %prec UMINUS { $$ = mk_negation(ps, $2, @2, @$); NEST($$, @1); }
 	| postfix
 	;
 
@@ -528,11 +576,13 @@ step
 		$$->name = $1;
 		$$->name_span = SPAN(@1);
 		$$->list = $3;
+		NEST($$, @1);
 	}
 	| TO expr %prec TO {
 		$$ = mk(ps, N_TO, @$);
 		$$->a = $2;
 		$$->name_span = SPAN(@1);
+		NEST($$, @1);
 	}
 	| TO expr FORMAT format_spec %prec TO {
 		$$ = mk(ps, N_TO, @$);
@@ -544,6 +594,7 @@ step
 		} else {
 			$$->fmt_value = $4;
 		}
+		NEST($$, @1);
 	}
 	;
 
@@ -554,8 +605,9 @@ postfix
 		$$->a = $1;
 		$$->name = $3;
 		$$->name_span = SPAN(@3);
+		NEST($$, @2);
 	}
-	| postfix '[' expr ']' { $$ = mk(ps, N_INDEX, @$); $$->a = $1; $$->b = $3; }
+	| postfix '[' expr ']' { $$ = mk(ps, N_INDEX, @$); $$->a = $1; $$->b = $3; NEST($$, @2); }
 	;
 
 primary
@@ -573,31 +625,35 @@ primary
 		$$->name = $1;
 		$$->name_span = SPAN(@1);
 		$$->list = $3;
+		NEST($$, @1);
 	}
 	| '(' expr_list ')' {
 		if ($2->next) {
 			$$ = mk(ps, N_TUPLE, @$);
 			$$->list = $2;
+			NEST($$, @1);
 		} else {
 			$$ = $2;
 		}
 	}
-	| '{' record_inits '}' { $$ = mk(ps, N_RECORD, @$); $$->list = $2; }
+	| '{' record_inits '}' { $$ = mk(ps, N_RECORD, @$); $$->list = $2; NEST($$, @1); }
 	| IDENT '{' record_inits '}' {
 		$$ = mk(ps, N_RECORD, @$);
 		$$->name = $1;
 		$$->name_span = SPAN(@1);
 		$$->list = $3;
+		NEST($$, @2);
 	}
 	| '[' ']' { $$ = mk(ps, N_ARRAY, @$); }
-	| '[' expr_list ']' { $$ = mk(ps, N_ARRAY, @$); $$->list = $2; }
-	| '[' expr_list ',' ']' { $$ = mk(ps, N_ARRAY, @$); $$->list = $2; }
+	| '[' expr_list ']' { $$ = mk(ps, N_ARRAY, @$); $$->list = $2; NEST($$, @1); }
+	| '[' expr_list ',' ']' { $$ = mk(ps, N_ARRAY, @$); $$->list = $2; NEST($$, @1); }
 	| '[' expr FOR IDENT IN expr ']' {
 		$$ = mk(ps, N_COMPREHENSION, @$);
 		$$->a = $2;
 		$$->name = $4;
 		$$->name_span = SPAN(@4);
 		$$->b = $6;
+		NEST($$, @1);
 	}
 	| '[' expr FOR IDENT IN expr IF expr ']' {
 		$$ = mk(ps, N_COMPREHENSION, @$);
@@ -606,6 +662,7 @@ primary
 		$$->name_span = SPAN(@4);
 		$$->b = $6;
 		$$->c = $8;
+		NEST($$, @1);
 	}
 	;
 
@@ -637,8 +694,9 @@ record_init
 		$$->name = $1;
 		$$->name_span = SPAN(@1);
 		$$->a = $3;
+		NEST($$, @2);
 	}
-	| ELLIPSIS expr { $$ = mk(ps, N_SPREAD, @$); $$->a = $2; }
+	| ELLIPSIS expr { $$ = mk(ps, N_SPREAD, @$); $$->a = $2; NEST($$, @1); }
 	;
 
 %%
@@ -741,8 +799,21 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Pars
 	return 0;
 }
 
+/*
+ * Bison's own errors.  The only one it reports here is a full parser
+ * stack ("memory exhausted", YYMAXDEPTH symbols): constructs that nest to
+ * the right (not, unary minus, if/else, let, lambdas, parentheses) stack
+ * one or more symbols per level before anything is reduced, so past
+ * YYMAXDEPTH they end here before nest() can count them.  It is the same
+ * mistake as a too deep expression and is told so; parsing stops.
+ */
 static void yyerror(YYLTYPE *loc, yyscan_t scanner, ParseState *ps, const char *msg)
 {
 	(void)scanner;
+	if (strcmp(msg, "memory exhausted") == 0) {
+		error_hint(SPAN(*loc), "split it: name a part with let x = ... in ..., or compute it in several steps",
+		           "expression nests too deeply (the parser holds at most %d open levels)", YYMAXDEPTH);
+		return;
+	}
 	error_at(SPAN(*loc), "%s", msg);
 }
