@@ -244,6 +244,14 @@ int build_binary(const BuildOptions *o)
 	arg(&a, "-O2");
 	arg(&a, "-Wall");
 	arg(&a, "-Wextra");
+	/*
+	 * clang stops at 256 nested brackets (parentheses and braces), far
+	 * below what the compiler's own limits let through: an expression
+	 * MAX_EXPR_DEPTH (ast.h, 1000) deep, or a pipeline of MAX_PIPELINE_DEPTH
+	 * (ir.h, 1000) steps whose blocks nest.  gcc has no such limit.
+	 */
+	if (cc_is_clang())
+		arg(&a, "-fbracket-depth=30000");
 	char *inc = xstrdup(includes);
 	for (char *save, *d = strtok_r(inc, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
 		char *flag = xasprintf("-I%s", d);

@@ -120,7 +120,7 @@ typedef struct Topology {
  * so sema refuses a longer one with a caret, well inside an 8 MB stack
  * under AddressSanitizer too (tests/scale).  Fan-out is not depth.
  */
-enum { MAX_PIPELINE_DEPTH = 5000 };
+enum { MAX_PIPELINE_DEPTH = 1000 };
 
 IrNode *ir_new(Topology *t, IrKind kind, Span span);
 void ir_link(IrNode *parent, IrNode *child);
