@@ -777,6 +777,27 @@ void stoat_state_abort(stoat_state *st)
 /* ------------------------------------------------------------------ */
 
 /*
+ * Stores checkpoint as p's and clears the mark of an unfinished rebuild,
+ * in one write: after a reset or a finished rebuild, the stored
+ * checkpoint and the mark must never disagree with the data.
+ */
+static bool store_checkpoint_clearing_rebuild(stoat_store_part *p, int64_t checkpoint, char *err, size_t errlen)
+{
+	char kb[512], rb[512];
+	char v[8];
+	put_le64(v, checkpoint);
+	stoat_rocks_kv kvs[2] = {
+		{ p->st->checkpoint_family, checkpoint_key(p, kb, sizeof kb), { v, 8 } },
+		{ p->st->checkpoint_family, rebuild_key(p, rb, sizeof rb), { NULL, 0 } },
+	};
+	if (!stoat_rocks_write(p->st->db, kvs, 2, err, errlen))
+		return false;
+	p->rebuild_pending = false;
+	p->checkpoint = p->acked_end = checkpoint;
+	return true;
+}
+
+/*
  * Starts a restore of p from its checkpoint, or from scratch (p emptied)
  * when the changelog no longer holds the checkpoint.
  */
@@ -802,17 +823,7 @@ bool stoat_store_part_restore_start(stoat_store_part *p, bool from_scratch, char
 	 * holds nothing to restore.  A crash between the two writes leaves
 	 * the old checkpoint, so the next start sees the same mismatch again.
 	 */
-	char kb[512], rb[512];
-	char zero[8];
-	put_le64(zero, 0);
-	stoat_rocks_kv kvs[2] = {
-		{ p->st->checkpoint_family, checkpoint_key(p, kb, sizeof kb), { zero, 8 } },
-		{ p->st->checkpoint_family, rebuild_key(p, rb, sizeof rb), { NULL, 0 } },
-	};
-	if (!stoat_rocks_write(p->st->db, kvs, 2, err, errlen))
-		return false;
-	p->rebuild_pending = false;
-	return true;
+	return store_checkpoint_clearing_rebuild(p, 0, err, errlen);
 }
 
 /* Writes the restored records held so far with their checkpoint. */
@@ -952,18 +963,7 @@ bool stoat_store_part_scan(stoat_store_part *p, bool (*fn)(void *arg, stoat_str 
 bool stoat_store_part_rebuild_done(stoat_store_part *p, int64_t checkpoint, char *err, size_t errlen)
 {
 	assert(p->family >= 0 && checkpoint >= 0);
-	char kb[512], rb[512];
-	char v[8];
-	put_le64(v, checkpoint);
-	stoat_rocks_kv kvs[2] = {
-		{ p->st->checkpoint_family, checkpoint_key(p, kb, sizeof kb), { v, 8 } },
-		{ p->st->checkpoint_family, rebuild_key(p, rb, sizeof rb), { NULL, 0 } },
-	};
-	if (!stoat_rocks_write(p->st->db, kvs, 2, err, errlen))
-		return false;
-	p->rebuild_pending = false;
-	p->checkpoint = p->acked_end = checkpoint;
-	return true;
+	return store_checkpoint_clearing_rebuild(p, checkpoint, err, errlen);
 }
 
 /* Whether p's committed data holds key. */
