@@ -95,21 +95,22 @@ void kafka_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 }
 
 /*
- * Finishes a client: the user's properties for role ("producer" or
- * "consumer") go last, so they win; then the driver's opaque and error
- * callback, and the client itself.  conf is consumed; NULL after a message
- * when a property was refused (ok false: one of the caller's) or creation
- * failed.
+ * (kafka_impl.h)  Finishes a client: the user's properties for role
+ * ("producer" or "consumer") go last, so they win; then opaque and the
+ * error callback, and the client itself.  conf is consumed; NULL after a
+ * message (naming `what`, with secrets masked) when a property was
+ * refused (ok false: one of the caller's) or creation failed.
  */
-static rd_kafka_t *make_client(stoat_kafka *k, rd_kafka_conf_t *conf, bool ok, const char *role,
-			       rd_kafka_type_t type, const char *what)
+rd_kafka_t *kafka_make_client(stoat_kafka *k, rd_kafka_conf_t *conf, bool ok, const char *role,
+			      rd_kafka_type_t type, const char *what, void *opaque,
+			      void (*error_cb)(rd_kafka_t *, int, const char *, void *))
 {
 	if (!ok || !kafka_conf_user(conf, k->opt, k->prog, role)) {
 		rd_kafka_conf_destroy(conf);
 		return NULL;
 	}
-	rd_kafka_conf_set_opaque(conf, k);
-	rd_kafka_conf_set_error_cb(conf, kafka_error_cb);
+	rd_kafka_conf_set_opaque(conf, opaque);
+	rd_kafka_conf_set_error_cb(conf, error_cb);
 	char err[512];
 	rd_kafka_t *rk = rd_kafka_new(type, conf, err, sizeof err);
 	if (!rk) {
@@ -117,6 +118,13 @@ static rd_kafka_t *make_client(stoat_kafka *k, rd_kafka_conf_t *conf, bool ok, c
 		fprintf(stderr, "%s: error: cannot create %s: %s\n", k->prog, what, err);
 	}
 	return rk;
+}
+
+/* A client of the driver's own: opaque k, errors to kafka_error_cb. */
+static rd_kafka_t *make_client(stoat_kafka *k, rd_kafka_conf_t *conf, bool ok, const char *role,
+			       rd_kafka_type_t type, const char *what)
+{
+	return kafka_make_client(k, conf, ok, role, type, what, k, kafka_error_cb);
 }
 
 /*
@@ -215,6 +223,24 @@ rd_kafka_t *kafka_new_restorer(stoat_kafka *k)
 		  kafka_conf_set(conf, k->prog, "fetch.wait.max.ms", "50") &&
 		  kafka_conf_set(conf, k->prog, "allow.auto.create.topics", "false");
 	return make_client(k, conf, ok, "consumer", RD_KAFKA_CONSUMER, "the changelog reader");
+}
+
+/*
+ * The client that reads changelogs' high watermarks: read_uncommitted, as
+ * librdkafka answers a watermark query at the client's isolation level
+ * (the restorer's read_committed gives the last stable offset, which lags
+ * a committed transaction until its markers are written).
+ */
+rd_kafka_t *kafka_new_offsets_reader(stoat_kafka *k)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char client_id[300];
+	snprintf(client_id, sizeof client_id, "%s-restore-offsets", k->app->app_id);
+	bool ok = kafka_conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
+		  kafka_conf_set(conf, k->prog, "client.id", client_id) &&
+		  kafka_conf_set(conf, k->prog, "isolation.level", "read_uncommitted") &&
+		  kafka_conf_set(conf, k->prog, "allow.auto.create.topics", "false");
+	return make_client(k, conf, ok, "consumer", RD_KAFKA_CONSUMER, "the changelog offsets reader");
 }
 
 /*

@@ -1,6 +1,7 @@
 /*
  * kafka_ids.c - the names the Kafka driver makes at start-up from the
- * application id and the command line: today the transactional id.
+ * application id and the command line: the transactional id, and the one
+ * a changelog rebuild writes with (kafka_rebuild.c).
  *
  * A name made of parts is built whole and checked against Kafka's limit,
  * never cut to a buffer: two ids cut to a common prefix are one id, and
@@ -26,6 +27,10 @@
  */
 enum { KAFKA_TRANSACTIONAL_ID_MAX = 32767 };
 
+/* What the producer that rebuilds a changelog adds to the transactional
+ * id: kafka_transactional_id keeps room for it, so both ids fit. */
+#define REBUILD_SUFFIX "-rebuild"
+
 /*
  * <app id>-<suffix>, the suffix being --instance-id or a random id, in a
  * fresh allocation; NULL, with the reason in err (naming both parts and
@@ -37,12 +42,14 @@ char *kafka_transactional_id(const char *app_id, const char *suffix, bool suffix
 	assert(app_id && suffix && errlen > 0);
 	size_t app_len = strlen(app_id), suffix_len = strlen(suffix);
 	size_t len = app_len + 1 + suffix_len;
-	if (len > KAFKA_TRANSACTIONAL_ID_MAX) {
+	if (len + strlen(REBUILD_SUFFIX) > KAFKA_TRANSACTIONAL_ID_MAX) {
 		snprintf(err, errlen,
 			 "the transactional id <application id>-<%s> would be %zu bytes long (the application id "
-			 "\"%s\" has %zu, the %s %zu); Kafka carries at most %d: %s",
+			 "\"%s\" has %zu, the %s %zu); Kafka carries at most %d, and a changelog rebuild adds "
+			 "\"%s\": %s",
 			 suffix_is_instance_id ? "instance id" : "random id", len, app_id, app_len,
 			 suffix_is_instance_id ? "instance id" : "random id", suffix_len, KAFKA_TRANSACTIONAL_ID_MAX,
+			 REBUILD_SUFFIX,
 			 suffix_is_instance_id ? "give a shorter --instance-id" : "give a shorter application id");
 		return NULL;
 	}
@@ -50,5 +57,20 @@ char *kafka_transactional_id(const char *app_id, const char *suffix, bool suffix
 	memcpy(id, app_id, app_len);
 	id[app_len] = '-';
 	memcpy(id + app_len + 1, suffix, suffix_len + 1);
+	return id;
+}
+
+/*
+ * The transactional id of the producer that rebuilds a changelog:
+ * <transactional id>-rebuild, in a fresh allocation (it fits: see
+ * kafka_transactional_id).
+ */
+char *kafka_rebuild_transactional_id(const char *transactional_id)
+{
+	size_t len = strlen(transactional_id);
+	assert(len + strlen(REBUILD_SUFFIX) <= KAFKA_TRANSACTIONAL_ID_MAX);
+	char *id = stoat_xmalloc(len + sizeof REBUILD_SUFFIX);
+	memcpy(id, transactional_id, len);
+	memcpy(id + len, REBUILD_SUFFIX, sizeof REBUILD_SUFFIX);
 	return id;
 }

@@ -111,6 +111,12 @@ bool kafka_fenced_error(rd_kafka_resp_err_t e);
 /* The error callback of every client (opaque: the stoat_kafka). */
 void kafka_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque);
 
+/* Finishes a client from conf (kafka_client.c): the user's properties for
+ * role, opaque, error_cb; NULL after a message naming `what`. */
+rd_kafka_t *kafka_make_client(stoat_kafka *k, rd_kafka_conf_t *conf, bool ok, const char *role,
+			      rd_kafka_type_t type, const char *what, void *opaque,
+			      void (*error_cb)(rd_kafka_t *, int, const char *, void *));
+
 /* The producer (transactional under exactly-once); NULL after a message. */
 rd_kafka_t *kafka_new_producer(stoat_kafka *k, bool transactional);
 
@@ -119,6 +125,9 @@ rd_kafka_t *kafka_new_consumer(stoat_kafka *k);
 
 /* The consumer that reads changelogs (assign only, no group). */
 rd_kafka_t *kafka_new_restorer(stoat_kafka *k);
+
+/* The read_uncommitted client that asks for changelogs' high watermarks. */
+rd_kafka_t *kafka_new_offsets_reader(stoat_kafka *k);
 
 /* Topic handles of the fixed output topics and the changelogs, and
  * their release (before the producer goes). */
@@ -143,6 +152,10 @@ bool kafka_wait_for_cluster(rd_kafka_t *rk, int64_t limit_ms);
  * could not carry it (never cut short). */
 char *kafka_transactional_id(const char *app_id, const char *suffix, bool suffix_is_instance_id, char *err,
 			     size_t errlen);
+
+/* <transactional id>-rebuild, for the changelog rebuild's producer
+ * (kafka_ids.c); the caller frees it. */
+char *kafka_rebuild_transactional_id(const char *transactional_id);
 
 /* ------------------------------------------------------------------ */
 /* kafka_commit.c                                                      */

@@ -86,35 +86,6 @@ typedef struct changelog_range {
 } changelog_range;
 
 /*
- * The client that reads changelogs' high watermarks: read_uncommitted, as
- * librdkafka answers a watermark query at the client's isolation level
- * (the restorer's read_committed gives the last stable offset, which lags
- * a committed transaction until its markers are written).  NULL after a
- * message.
- */
-static rd_kafka_t *new_offsets_reader(stoat_kafka *k)
-{
-	rd_kafka_conf_t *conf = rd_kafka_conf_new();
-	char client_id[300];
-	snprintf(client_id, sizeof client_id, "%s-restore-offsets", k->app->app_id);
-	bool ok = kafka_conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
-		  kafka_conf_set(conf, k->prog, "client.id", client_id) &&
-		  kafka_conf_set(conf, k->prog, "isolation.level", "read_uncommitted") &&
-		  kafka_conf_set(conf, k->prog, "allow.auto.create.topics", "false");
-	if (!ok || !kafka_conf_user(conf, k->opt, k->prog, "consumer")) {
-		rd_kafka_conf_destroy(conf);
-		return NULL;
-	}
-	rd_kafka_conf_set_opaque(conf, k);
-	rd_kafka_conf_set_error_cb(conf, kafka_error_cb);
-	char err[512];
-	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-	if (!rk)
-		kafka_log(k, "error: cannot create the changelog offsets reader: %s", err);
-	return rk;
-}
-
-/*
  * Reads the offsets of changelog partition topic[partition] through rk.
  * A changelog created a moment ago may have no leader yet: retries
  * quickly at first, and says so only if it lasts.  False if the process
@@ -141,7 +112,7 @@ static bool query_offsets(stoat_kafka *k, rd_kafka_t *rk, const char *topic, int
  * process must stop. */
 static bool changelog_offsets(stoat_kafka *k, const char *topic, int32_t partition, changelog_range *r)
 {
-	if (!k->offsets_reader && !(k->offsets_reader = new_offsets_reader(k)))
+	if (!k->offsets_reader && !(k->offsets_reader = kafka_new_offsets_reader(k)))
 		return false;
 	int64_t lo = 0;
 	if (!query_offsets(k, k->restorer, topic, partition, &r->lo, &r->stable) ||

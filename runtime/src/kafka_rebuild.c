@@ -82,9 +82,8 @@ static rd_kafka_t *rebuild_producer(rebuild *r)
 {
 	stoat_kafka *k = r->k;
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
-	char client_id[300], txid[300];
+	char client_id[300];
 	snprintf(client_id, sizeof client_id, "%s-rebuild", k->app->app_id);
-	snprintf(txid, sizeof txid, "%s-rebuild", k->transactional_id);
 	bool ok = kafka_conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
 		  kafka_conf_set(conf, k->prog, "client.id", client_id) &&
 		  kafka_conf_set(conf, k->prog, "enable.idempotence", "true") &&
@@ -92,22 +91,17 @@ static rd_kafka_t *rebuild_producer(rebuild *r)
 		  kafka_conf_set(conf, k->prog, "compression.type", "zstd") &&
 		  kafka_conf_set(conf, k->prog, "linger.ms", "5") &&
 		  kafka_conf_set(conf, k->prog, "message.timeout.ms", "60000");
-	if (ok && k->eos)
+	if (ok && k->eos) {
+		char *txid = kafka_rebuild_transactional_id(k->transactional_id);
 		ok = kafka_conf_set(conf, k->prog, "transactional.id", txid) &&
 		     kafka_conf_set(conf, k->prog, "transaction.timeout.ms", "60000");
-	/* The user's producer properties (security, say) apply here too. */
-	if (!ok || !kafka_conf_user(conf, k->opt, k->prog, "producer")) {
-		rd_kafka_conf_destroy(conf);
-		return NULL;
+		free(txid);
 	}
-	rd_kafka_conf_set_opaque(conf, r);
 	rd_kafka_conf_set_dr_msg_cb(conf, rebuild_delivered);
-	rd_kafka_conf_set_error_cb(conf, rebuild_client_error);
-	char err[512];
-	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-	if (!rk)
-		kafka_log(k, "error: cannot create the producer that rebuilds changelog %s: %s", r->topic, err);
-	return rk;
+	/* The user's producer properties (security, say) apply here too. */
+	char what[320];
+	snprintf(what, sizeof what, "the producer that rebuilds changelog %s", r->topic);
+	return kafka_make_client(k, conf, ok, "producer", RD_KAFKA_PRODUCER, what, r, rebuild_client_error);
 }
 
 /* Writes one record (value.ptr NULL: a tombstone) to the changelog
