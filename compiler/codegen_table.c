@@ -678,7 +678,7 @@ void emit_store_flush(Gen *g, const Pipeline *pp, Printer *p)
 	pr_indent(p);
 	pr(p, "for (size_t i = 0; i < n; i++) {\n");
 	pr_indent(p);
-	pr(p, "cx->msg = &u[i].record;\ncx->error = false;\n");
+	pr(p, "cx->msg = &u[i].record;\ncx->timestamp = u[i].record.timestamp;\ncx->error = false;\n");
 	pr(p, "%s key;\n", kt);
 	pr(p, "%s old_v = { .has = false }, new_v = { .has = false };\n", vt);
 	pr(p, "if (!%s(cx, u[i].record.key, &key))\n", key_read);

@@ -100,15 +100,15 @@ static void write_failed(stoat_kafka *k, stoat_ctx *cx, const char *what, const 
 
 /*
  * Produces one record, waiting while the local queue is full: to rkt, or
- * the topic named by topic_name or topic; to partition (UA: by key); with
- * the input's headers and extra unless opaque is set (a changelog record,
+ * the topic named by topic_name or topic; to partition (UA: by key); at
+ * timestamp; with the input's headers and extra unless opaque is set (a changelog record,
  * whose opaque is its store partition, for the delivery report).  False
  * when the record could not be written: the batch is abandoned (cx), and
  * the process stops unless the producer was fenced (it is replaced).
  */
 static bool produce(stoat_kafka *k, stoat_ctx *cx, rd_kafka_topic_t *rkt, const char *topic_name,
 		    stoat_str topic, stoat_str key, stoat_str value, const stoat_header *extra, size_t extra_count,
-		    int32_t partition, void *opaque, const char *what)
+		    int32_t partition, int64_t timestamp, void *opaque, const char *what)
 {
 	const stoat_msg *m = cx->msg;
 	enum { MAX_VU = 10 };
@@ -139,7 +139,7 @@ static bool produce(stoat_kafka *k, stoat_ctx *cx, rd_kafka_topic_t *rkt, const 
 	vu[n].u.mem.ptr = (void *)value.ptr;
 	vu[n++].u.mem.size = value.ptr ? value.len : 0;
 	vu[n].vtype = RD_KAFKA_VTYPE_TIMESTAMP;
-	vu[n++].u.i64 = m->timestamp;
+	vu[n++].u.i64 = timestamp;
 	if (partition != RD_KAFKA_PARTITION_UA) {
 		vu[n].vtype = RD_KAFKA_VTYPE_PARTITION;
 		vu[n++].u.i32 = partition;
@@ -196,7 +196,8 @@ static bool kafka_emit(stoat_driver *d, stoat_ctx *cx, int sink, stoat_str topic
 {
 	stoat_kafka *k = STOAT_CONTAINER_OF(d, stoat_kafka, driver);
 	rd_kafka_topic_t *rkt = topic.ptr ? NULL : k->sink_topics[sink];
-	if (!produce(k, cx, rkt, NULL, topic, key, value, NULL, 0, RD_KAFKA_PARTITION_UA, NULL, "an output"))
+	if (!produce(k, cx, rkt, NULL, topic, key, value, NULL, 0, RD_KAFKA_PARTITION_UA, cx->timestamp, NULL,
+		     "an output"))
 		return false;
 	if (STOAT_UNLIKELY(!k->first_output_logged) && !k->app->sinks[sink].internal) {
 		/* Start-up time as users see it (and the benchmark measures). */
@@ -214,7 +215,7 @@ static bool kafka_changelog_write(stoat_driver *d, stoat_ctx *cx, stoat_store_pa
 	stoat_kafka *k = STOAT_CONTAINER_OF(d, stoat_kafka, driver);
 	rd_kafka_topic_t *rkt = k->changelog_topics[stoat_store_part_store(p)];
 	return produce(k, cx, rkt, NULL, (stoat_str){ NULL, 0 }, key, value, NULL, 0, stoat_store_part_partition(p),
-		       p, "a changelog record");
+		       cx->timestamp, p, "a changelog record");
 }
 
 /* The driver's dead letter: the input record's bytes to dlq_topic.  Not
@@ -227,7 +228,7 @@ static void kafka_dead_letter(stoat_driver *d, stoat_ctx *cx, const char *dlq_to
 	const stoat_msg *m = cx->msg;
 	cx->error = false; /* produce() records its own failure, if any */
 	produce(k, cx, NULL, dlq_topic, (stoat_str){ NULL, 0 }, m->key, m->value, extra, extra_count,
-		RD_KAFKA_PARTITION_UA, NULL, "the dead letter");
+		RD_KAFKA_PARTITION_UA, m->timestamp, NULL, "the dead letter");
 	cx->error = true;
 }
 

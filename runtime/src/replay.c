@@ -268,6 +268,7 @@ static void replay_internal(stoat_replay *r, stoat_ctx *cx, int sink, int32_t pa
 	m.offset = offset;
 	m.key = key;
 	m.value = value;
+	m.timestamp = cx->timestamp; /* what the sink wrote, as Kafka would carry it */
 	ic->source = &r->app->sources[src];
 	ic->msg = NULL;
 	ic->error = false;
@@ -297,7 +298,7 @@ static bool replay_emit(stoat_driver *d, stoat_ctx *cx, int sink, stoat_str topi
 		return true;
 	}
 	stoat_format_record_line(&r->out, &r->check_cx, (stoat_str){ r->topics[ti].name, r->topics[ti].len },
-				 partition, offset, m->timestamp, s->key_format, key, s->value_format, value,
+				 partition, offset, cx->timestamp, s->key_format, key, s->value_format, value,
 				 m->headers, m->header_count, NULL, 0);
 	if (r->out.len >= REPLAY_OUTPUT_CHUNK)
 		output_flush(r);

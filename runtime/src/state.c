@@ -524,6 +524,7 @@ static bool cache_flush(stoat_state *st, record_cache *c)
 			continue;
 		stoat_msg m = { .partition = e->part->partition, .offset = -1, .timestamp = e->timestamp };
 		fcx->msg = &m;
+		fcx->timestamp = e->timestamp;
 		fcx->error = false;
 		if (!part_write(fcx, e->part, e->key, e->new_value)) {
 			/* A changelog write failing is not the record's fault. */
@@ -683,7 +684,7 @@ static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value
 		e->dirty = true;
 		c->dirty++;
 	}
-	e->timestamp = cx->msg ? cx->msg->timestamp : 0;
+	e->timestamp = cx->timestamp;
 	if (c->bytes > st->cache_max && !st->flushing && !stoat_state_flush(st)) {
 		/* The flushed updates failed downstream: so does this record. */
 		if (st->flush_cx.abandoned)

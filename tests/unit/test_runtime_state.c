@@ -125,6 +125,7 @@ static void on(fixture *f, int32_t partition, int64_t timestamp)
 {
 	f->msg.partition = partition;
 	f->msg.timestamp = timestamp;
+	f->cx.timestamp = timestamp; /* as stoat_record_begin sets it */
 }
 
 /* The value of key in the running partition, or "-" when absent. */

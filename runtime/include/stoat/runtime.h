@@ -272,6 +272,7 @@ typedef struct stoat_source {
 	 */
 	const int *stores;
 	size_t store_count;
+	int subtopology; /* its task's sub-topology (stream time is per task) */
 } stoat_source;
 
 typedef struct stoat_sink {
@@ -302,13 +303,38 @@ typedef struct stoat_store_update {
 typedef void (*stoat_store_flush_fn)(stoat_ctx *cx, const stoat_store_update *updates, size_t n);
 
 /*
+ * What a store holds: a table (one value per key), or windows (one value
+ * per key and window: time windows, sliding windows and sessions), laid
+ * out as "Window and session stores" below says.
+ */
+typedef enum stoat_store_kind {
+	STOAT_STORE_KEY_VALUE = 0,
+	STOAT_STORE_WINDOW,
+} stoat_store_kind;
+
+/*
  * A state store (one per table), named after its table.  Its changelog
- * topic is <app_id>-<name>-changelog.
+ * topic is <app_id>-<name>-changelog (for a window store: cleanup policy
+ * compact,delete and retention.ms = retention_ms plus one day, as Kafka
+ * Streams sets windowstore.changelog.additional.retention.ms).
  */
 typedef struct stoat_store_desc {
 	const char *name;
 	stoat_store_flush_fn flush; /* NULL: nothing downstream */
 	bool in_memory;             /* a hash map instead of RocksDB */
+	stoat_store_kind kind;
+	int subtopology;            /* the sub-topology whose tasks own it */
+	/*
+	 * STOAT_STORE_WINDOW: a window is kept while its end is at least
+	 * stream time - retention_ms (the plan turns the language's
+	 * retention, size + grace by default, into this); windows are
+	 * grouped by end into segments of segment_ms, and whole segments
+	 * expire at once.  time_index: the store also keeps its windows in
+	 * end order across keys, for stoat_window_fetch_ended.
+	 */
+	int64_t retention_ms;
+	int64_t segment_ms;
+	bool time_index;
 } stoat_store_desc;
 
 /* The constant table stoatc emits for one application. */
@@ -367,6 +393,24 @@ struct stoat_ctx {
 	 * and the driver reprocesses from its last commit.
 	 */
 	bool abandoned;
+	/*
+	 * The event time of the record being processed: msg->timestamp
+	 * (stoat_record_begin), or what the source's timestamp extractor
+	 * gave, or (downstream of a windowed aggregation) the largest
+	 * timestamp of the window's records.  Outputs (stoat_emit) and store
+	 * updates carry it; a dead letter carries the input's own.
+	 */
+	int64_t timestamp;
+	/*
+	 * The running task's stream time: the largest timestamp its records
+	 * have had, -1 before the first.  The driver points it at the task's
+	 * slot (sub-topology, partition) before each batch; the state layer
+	 * keeps it with the task's window stores, so it survives a restart
+	 * and moves with the task.  Generated code advances it with
+	 * stoat_observe_time before a record is processed.
+	 */
+	int64_t *stream_time;
+	int64_t own_stream_time; /* where stream_time points until a driver sets it */
 };
 
 /*
@@ -400,6 +444,7 @@ void stoat_record_dropped(stoat_ctx *cx, const char *why);
 static inline void stoat_record_begin(stoat_ctx *cx, const stoat_msg *m)
 {
 	cx->msg = m;
+	cx->timestamp = m->timestamp;
 	cx->error = false;
 	cx->counters.records_in++;
 }
@@ -407,8 +452,9 @@ static inline void stoat_record_begin(stoat_ctx *cx, const stoat_msg *m)
 /*
  * Sends one record to sink `sink`.  topic overrides the sink's topic (for
  * per-record topic choice; ptr NULL otherwise).  key.ptr or value.ptr NULL
- * send a null key or value.  Timestamp and headers come from the record
- * being processed.  The bytes are copied before the call returns.
+ * send a null key or value.  The timestamp is cx->timestamp, the headers
+ * the record being processed's.  The bytes are copied before the call
+ * returns.
  */
 void stoat_emit(stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_str value);
 
@@ -434,6 +480,76 @@ bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value);
  */
 bool stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value);
 bool stoat_store_delete(stoat_ctx *cx, int store, stoat_str key);
+
+/* ------------------------------------------------------------------ */
+/* Time                                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Advances the task's stream time to ts if ts is larger (Kafka Streams:
+ * stream time moves before the record is processed) and returns the
+ * stream time as it was before.  ts is the record's valid (non-negative)
+ * event time.
+ */
+static inline int64_t stoat_observe_time(stoat_ctx *cx, int64_t ts)
+{
+	int64_t before = *cx->stream_time;
+	if (ts > before)
+		*cx->stream_time = ts;
+	return before;
+}
+
+/* ------------------------------------------------------------------ */
+/* Window and session stores                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A window store (STOAT_STORE_WINDOW) holds one value per (key, window):
+ * key is the record key in the store key layout (stoat_key_put_*), a
+ * window is [start, end] in milliseconds as the window kind defines it
+ * (time windows: end = start + size, exclusive; sliding windows and
+ * sessions: inclusive).  Its keys in RocksDB, in the changelog and in
+ * stoat_store_update.record.key are
+ *
+ *	01 | segment | key | end | start        segment = end / segment_ms
+ *
+ * (segment, end and start as stoat_key_put_i64), so one key's windows
+ * are contiguous per segment and a segment expires as a range.  Keys
+ * starting 00 are the store's own metadata (stream time; an
+ * aggregation's "emitted up to"), which stoat_store_get/put read and
+ * write like any key and expiry never touches.  Like stoat_store_*,
+ * these work on the partition of the record being processed, through the
+ * record cache, and report failures as per-record errors.
+ */
+bool stoat_window_get(stoat_ctx *cx, int store, stoat_str key, int64_t start, int64_t end, stoat_str *value);
+/* Returns as stoat_store_put does: true when the caller passes the
+ * update downstream now, false when the record cache holds it. */
+bool stoat_window_put(stoat_ctx *cx, int store, stoat_str key, int64_t start, int64_t end, stoat_str value);
+bool stoat_window_delete(stoat_ctx *cx, int store, stoat_str key, int64_t start, int64_t end);
+
+/* Splits a window store key (stoat_store_update.record.key) into its
+ * parts; false if it is not one. */
+bool stoat_window_key_parse(stoat_str store_key, stoat_str *key, int64_t *start, int64_t *end);
+
+/*
+ * Ordered reads of a window store partition: the committed data, the
+ * writes of the open commit interval and the record cache, merged (a
+ * deleted window is not seen).  Keys and values are copied into
+ * cx->arena.  The store read must not be written while its iterator is
+ * open (collect first, then write); other stores may be.
+ *
+ * fetch_key: key's windows whose end is in [end_from, end_to], in end
+ * (then start) order.  fetch_ended: every key's windows whose end is in
+ * (end_after, end_upto], in end order, then key, then start; needs
+ * time_index, or segment_ms equal to the windows' advance (time windows,
+ * each segment then holds one end).
+ */
+typedef struct stoat_window_iter stoat_window_iter;
+stoat_window_iter *stoat_window_fetch_key(stoat_ctx *cx, int store, stoat_str key, int64_t end_from, int64_t end_to);
+stoat_window_iter *stoat_window_fetch_ended(stoat_ctx *cx, int store, int64_t end_after, int64_t end_upto);
+/* The next window, or false at the end (or after an error: cx->error). */
+bool stoat_window_next(stoat_window_iter *it, stoat_str *key, int64_t *start, int64_t *end, stoat_str *value);
+void stoat_window_iter_close(stoat_window_iter *it);
 
 /*
  * Store key layout: order-preserving, so that the bytewise order of

@@ -60,8 +60,10 @@ bool call_flush(stoat_ctx *cx, stoat_str tag)
 		u[i].record.offset = 500 + i;
 
 	const stoat_msg *saved = cx->msg;
+	int64_t saved_timestamp = cx->timestamp;
 	cx->app->stores[0].flush(cx, u, 5);
 	cx->msg = saved;
+	cx->timestamp = saved_timestamp;
 	stoat_buf_free(&b);
 	return true;
 }
