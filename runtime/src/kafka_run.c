@@ -176,9 +176,10 @@ static void run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_mes
 		rd_kafka_timestamp_type_t tt;
 		m->partition = r->partition;
 		m->offset = r->offset;
+		/* Passed on as it is, -1 (none) or negative included: the
+		 * generated code sends an invalid event time to the source's
+		 * error policy, as Kafka Streams' FailOnInvalidTimestamp. */
 		m->timestamp = rd_kafka_message_timestamp(r, &tt);
-		if (m->timestamp < 0)
-			m->timestamp = 0;
 		m->key = (stoat_str){ r->key, r->key ? r->key_len : 0 };
 		m->value = (stoat_str){ r->payload, r->payload ? r->len : 0 };
 		m->headers = NULL;
@@ -203,6 +204,7 @@ static void run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_mes
 	cx->source = &k->app->sources[p->source];
 	cx->msg = NULL;
 	cx->error = false;
+	cx->stream_time = stoat_stream_time_slot(&k->driver, cx->source->subtopology, rk[0]->partition);
 	cx->source->pipeline(cx, k->batch, n);
 	cx->msg = NULL;
 	stoat_arena_reset(&cx->arena);
@@ -626,6 +628,7 @@ out:
 	watchdog_stage("closing the state");
 	stoat_state_close(k->state);
 	k->state = NULL;
+	stoat_stream_times_free(&k->driver);
 	/*
 	 * Only librdkafka's own teardown is left (no callback of ours runs in
 	 * rd_kafka_destroy): if it does not return, the watchdog ends the

@@ -1,11 +1,15 @@
 /*
  * replay.c - the replay driver: reads records from JSON-lines files, feeds
- * them to the pipelines in timestamp order across files, and writes the
- * emitted records as JSON lines.  It is the test driver and the
- * micro-benchmark harness, so the per-record path avoids allocation: input
- * files are mapped (or read) whole, envelopes are parsed in place with
- * slices into the file, and decoded data lives in arenas reset per batch.
- * The format is documented in docs/replay-format.md.
+ * them to the pipelines in the order a Kafka Streams task takes them
+ * (offset order within a partition, the smallest head timestamp first
+ * across partitions), runs what the application writes to its own
+ * repartition topics as TopologyTestDriver does, and writes the emitted
+ * records as JSON lines.  It is the test driver and the micro-benchmark
+ * harness, so the per-record path avoids allocation: input files are
+ * mapped (or read) whole, a first pass notes where each partition's
+ * records are, envelopes are parsed in place with slices into the file,
+ * and decoded data lives in arenas reset per batch.  The format and the
+ * order are documented in docs/replay-format.md.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -104,21 +108,53 @@ typedef struct out_topic {
 	int32_t partitions;
 } out_topic;
 
-/* One input file, read as a queue of records; its head is parsed ahead. */
+/* One input file, mapped (or read) whole. */
 typedef struct replay_input {
 	const char *path;
 	const char *data;
 	size_t size;
 	bool mapped; /* data is mmap'd (else malloc'd) */
-	size_t next_line;      /* byte offset of the line after the head */
-	uint64_t next_line_no; /* its line number */
-	stoat_ctx pcx;         /* parse context: arena for decoded envelope bytes */
-	bool has_head;
-	stoat_envelope head;
-	stoat_str head_line;
-	uint64_t head_line_no;
-	stoat_envelope_cache cache; /* the last topic seen and its source */
 } replay_input;
+
+/* Where one input record is, found by the first pass (input_scan). */
+typedef struct input_rec {
+	uint64_t at;       /* byte offset of its line in the file */
+	uint32_t len;      /* the line's length, without \r\n */
+	uint32_t input;    /* the file: index into inputs */
+	uint64_t line_no;
+	int64_t timestamp; /* its "timestamp": orders it among the heads */
+} input_rec;
+
+/*
+ * The records of one topic-partition in one input file, in file order:
+ * a partition's queue, whose head competes with the other queues' heads.
+ */
+typedef struct input_queue {
+	size_t source;
+	int32_t partition;
+	input_rec *recs;
+	size_t count, cap;
+	size_t next; /* the head: recs[next] */
+} input_queue;
+
+/*
+ * A record the application wrote to one of its repartition topics,
+ * waiting to be read back by the internal source of that topic (its
+ * bytes copied into the driver's internal arena).
+ */
+typedef struct internal_rec {
+	stoat_msg msg;
+	uint64_t seq; /* the order the records were written in */
+} internal_rec;
+
+/* The waiting records of one partition of one repartition topic. */
+typedef struct internal_queue {
+	size_t source; /* the internal source reading the topic */
+	int32_t partition;
+	internal_rec *recs;
+	size_t count, cap;
+	size_t next; /* the head: recs[next] */
+} internal_queue;
 
 typedef struct stoat_replay stoat_replay;
 
@@ -129,6 +165,21 @@ struct stoat_replay {
 	const stoat_replay_options *opt;
 	replay_input *inputs;
 	size_t input_count;
+	input_queue *queues; /* every input topic-partition of every file */
+	size_t queue_count, queue_cap;
+	size_t *heap; /* queues with records left, as a heap (queue_before) */
+	size_t heap_len;
+	stoat_ctx pcx;                /* parses the records of a batch */
+	stoat_envelope_cache pcache;  /* the last topic pcx saw and its source */
+	internal_queue *iqueues; /* per (internal source, partition) seen */
+	size_t iqueue_count, iqueue_cap;
+	offset_map iqueue_index; /* (source, partition) -> index + 1 */
+	size_t *iheap; /* non-empty internal queues, as Kafka Streams' heap */
+	size_t iheap_len;
+	size_t iwaiting; /* internal records not yet read back */
+	uint64_t iseq;   /* internal records written so far */
+	stoat_arena iarena; /* their bytes; reset when none is waiting */
+	bool has_internal; /* the application writes repartition topics */
 	stoat_ctx *tasks; /* one per source */
 	stoat_msg *batch;
 	bool *batch_partition_given; /* per record of batch: for batch_hook */
@@ -245,38 +296,157 @@ static size_t place_record(stoat_replay *r, const stoat_ctx *cx, size_t ti, stoa
 	return ti;
 }
 
+/* ------------------------------------------------------------------ */
+/* Repartition topics: read back as TopologyTestDriver does            */
+/* ------------------------------------------------------------------ */
+
+/* True when the head of internal queue a comes before that of b: the
+ * smaller timestamp, on a tie the record written first. */
+static bool iqueue_before(const stoat_replay *r, size_t a, size_t b)
+{
+	const internal_queue *qa = &r->iqueues[a], *qb = &r->iqueues[b];
+	assert(qa->next < qa->count && qb->next < qb->count);
+	const internal_rec *x = &qa->recs[qa->next], *y = &qb->recs[qb->next];
+	if (x->msg.timestamp != y->msg.timestamp)
+		return x->msg.timestamp < y->msg.timestamp;
+	return x->seq < y->seq;
+}
+
+/* Adds internal queue i (not empty) to the heap. */
+static void iheap_offer(stoat_replay *r, size_t i)
+{
+	size_t k = r->iheap_len++;
+	while (k > 0 && iqueue_before(r, i, r->iheap[(k - 1) / 2])) {
+		r->iheap[k] = r->iheap[(k - 1) / 2];
+		k = (k - 1) / 2;
+	}
+	r->iheap[k] = i;
+}
+
+/* Removes and returns the internal queue whose head comes next. */
+static size_t iheap_poll(stoat_replay *r)
+{
+	assert(r->iheap_len > 0);
+	size_t top = r->iheap[0];
+	size_t n = --r->iheap_len;
+	if (n == 0)
+		return top;
+	size_t x = r->iheap[n], k = 0;
+	for (;;) {
+		size_t c = 2 * k + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && iqueue_before(r, r->iheap[c + 1], r->iheap[c]))
+			c++;
+		if (!iqueue_before(r, r->iheap[c], x))
+			break;
+		r->iheap[k] = r->iheap[c];
+		k = c;
+	}
+	r->iheap[k] = x;
+	return top;
+}
+
+/* The queue of (internal source, partition), made on first use. */
+static size_t iqueue_get(stoat_replay *r, size_t source, int32_t partition)
+{
+	int64_t *slot = offset_map_get(&r->iqueue_index, partition_key(source, partition));
+	if (*slot)
+		return (size_t)(*slot - 1);
+	if (r->iqueue_count == r->iqueue_cap) {
+		r->iqueue_cap = r->iqueue_cap ? r->iqueue_cap * 2 : 8;
+		r->iqueues = stoat_xrealloc(r->iqueues, r->iqueue_cap, sizeof *r->iqueues);
+		r->iheap = stoat_xrealloc(r->iheap, r->iqueue_cap, sizeof *r->iheap);
+	}
+	size_t i = r->iqueue_count++;
+	r->iqueues[i] = (internal_queue){ .source = source, .partition = partition };
+	*slot = (int64_t)i + 1;
+	return i;
+}
+
 /*
- * A record written to a repartition topic is read back at once by the
- * internal source of that topic (depth first, as Kafka Streams' test
- * driver does), so output order stays deterministic.  The nested pipeline
- * has its own context; the bytes it reads live in the caller's buffers,
- * which stay put until it returns.
+ * A record written to a repartition topic waits to be read back by the
+ * internal source of that topic, with a copy of its bytes and of the
+ * headers of the record being processed, and the timestamp the sink
+ * wrote (as Kafka would carry it).  replay_drain reads it back.
  */
 static void replay_internal(stoat_replay *r, stoat_ctx *cx, int sink, int32_t partition, int64_t offset,
 			    stoat_str key, stoat_str value)
 {
-	const stoat_sink *s = &r->app->sinks[sink];
 	size_t src = r->sink_reader[sink];
 	if (src == SIZE_MAX) {
-		stoat_error(cx, "internal error: no source reads the repartition topic %s", s->topic);
+		stoat_error(cx, "internal error: no source reads the repartition topic %s", r->app->sinks[sink].topic);
 		return;
 	}
-	stoat_ctx *ic = &r->tasks[src];
-	assert(ic != cx);
-	stoat_msg m = *cx->msg;
-	m.partition = partition;
-	m.offset = offset;
-	m.key = key;
-	m.value = value;
-	m.timestamp = cx->timestamp; /* what the sink wrote, as Kafka would carry it */
-	ic->source = &r->app->sources[src];
-	ic->msg = NULL;
-	ic->error = false;
-	ic->source->pipeline(ic, &m, 1);
-	ic->msg = NULL;
-	stoat_arena_reset(&ic->arena);
-	if (ic->stopped)
-		r->internal_stopped = true;
+	size_t qi = iqueue_get(r, src, partition); /* may move r->iqueues */
+	internal_queue *q = &r->iqueues[qi];
+	if (q->count == q->cap) {
+		q->cap = q->cap ? q->cap * 2 : 16;
+		q->recs = stoat_xrealloc(q->recs, q->cap, sizeof *q->recs);
+	}
+	q->recs[q->count].seq = r->iseq++;
+	stoat_msg *m = &q->recs[q->count].msg;
+	memset(m, 0, sizeof *m);
+	m->partition = partition;
+	m->offset = offset;
+	m->timestamp = cx->timestamp;
+	m->key = key.ptr ? stoat_arena_strdup(&r->iarena, key) : key;
+	m->value = value.ptr ? stoat_arena_strdup(&r->iarena, value) : value;
+	const stoat_msg *in = cx->msg;
+	if (in && in->header_count) {
+		stoat_header *h = stoat_arena_alloc(&r->iarena, in->header_count * sizeof *h);
+		for (size_t i = 0; i < in->header_count; i++) {
+			h[i].key = stoat_arena_strdup(&r->iarena, in->headers[i].key);
+			h[i].value = in->headers[i].value.ptr ? stoat_arena_strdup(&r->iarena, in->headers[i].value)
+							      : in->headers[i].value;
+		}
+		m->headers = h;
+		m->header_count = in->header_count;
+	}
+	bool was_empty = q->next == q->count;
+	q->count++;
+	r->iwaiting++;
+	if (was_empty)
+		iheap_offer(r, qi);
+}
+
+/*
+ * Reads back every waiting repartition record, one at a time, each
+ * through its internal source's pipeline to completion; what they write
+ * to repartition topics waits in turn.  The next record is the head of
+ * the queue at the root of the heap; that queue goes back into the heap
+ * before its record runs, as in Kafka Streams' PartitionGroup.  Called
+ * after every input record (and every flush), so the records an input
+ * record leads to run before the next input record, as in
+ * TopologyTestDriver.  False when one of them hit the fail policy.
+ */
+static bool replay_drain(stoat_replay *r)
+{
+	while (r->iheap_len > 0) {
+		size_t i = iheap_poll(r);
+		internal_queue *q = &r->iqueues[i];
+		stoat_msg m = q->recs[q->next++].msg;
+		r->iwaiting--;
+		if (q->next < q->count)
+			iheap_offer(r, i);
+		else
+			q->next = q->count = 0;
+		stoat_ctx *ic = &r->tasks[q->source];
+		ic->source = &r->app->sources[q->source];
+		ic->msg = NULL;
+		ic->error = false;
+		ic->stream_time = stoat_stream_time_slot(&r->driver, ic->source->subtopology, m.partition);
+		ic->source->pipeline(ic, &m, 1);
+		ic->msg = NULL;
+		stoat_arena_reset(&ic->arena);
+		if (ic->stopped) {
+			r->internal_stopped = true;
+			return false;
+		}
+	}
+	assert(r->iwaiting == 0);
+	stoat_arena_reset(&r->iarena);
+	return true;
 }
 
 /*
@@ -422,76 +592,166 @@ static bool line_blank(stoat_str line)
 }
 
 /*
- * Parses the next record of `in` into its head (has_head false at the end
- * of the file).  Prints "<file>:<line>: error: ..." and returns false for a
- * malformed line.
+ * The first pass over input file `index`: notes every record's line,
+ * file position and timestamp in the queue of its topic-partition in this
+ * file (each line looked at quickly: stoat_scan_envelope).  Prints
+ * "<file>:<line>: error: ..." and returns false for a malformed line.
  */
-static bool input_advance(const stoat_replay *r, replay_input *in)
+static bool input_scan(stoat_replay *r, uint32_t index)
 {
-	in->has_head = false;
-	while (in->next_line < in->size) {
-		const char *start = in->data + in->next_line;
-		size_t left = in->size - in->next_line;
+	const replay_input *in = &r->inputs[index];
+	stoat_ctx scx;
+	stoat_ctx_init(&scx, r->app, &r->driver);
+	stoat_envelope_cache cache = { 0 };
+	offset_map queue_of = { 0 }; /* (source, partition) -> queue index + 1 */
+	bool ok = true;
+	size_t at = 0;
+	for (uint64_t line_no = 1; at < in->size; line_no++) {
+		const char *start = in->data + at;
+		size_t left = in->size - at;
 		const char *nl = memchr(start, '\n', left);
 		size_t len = nl ? (size_t)(nl - start) : left;
-		in->next_line += nl ? len + 1 : len;
-		uint64_t line_no = in->next_line_no++;
+		size_t line_at = at;
+		at += nl ? len + 1 : len;
 		stoat_str line = { start, len };
 		if (len && start[len - 1] == '\r')
 			line.len--;
 		if (line_blank(line))
 			continue;
-		if (!stoat_parse_envelope(r->app, &in->pcx, &in->cache, line, &in->head)) {
-			fprintf(stderr, "%s:%" PRIu64 ": error: %s\n", in->path, line_no,
-				in->pcx.error_message);
-			return false;
+		stoat_envelope env;
+		if (line.len > UINT32_MAX) {
+			fprintf(stderr, "%s:%" PRIu64 ": error: the line is longer than 4 GiB\n", in->path, line_no);
+			ok = false;
+			break;
 		}
-		in->head_line = line;
-		in->head_line_no = line_no;
-		in->has_head = true;
-		return true;
+		if (!stoat_scan_envelope(r->app, &scx, &cache, line, &env)) {
+			fprintf(stderr, "%s:%" PRIu64 ": error: %s\n", in->path, line_no, scx.error_message);
+			ok = false;
+			break;
+		}
+		stoat_arena_reset(&scx.arena);
+		int64_t *slot = offset_map_get(&queue_of, partition_key(env.source, env.msg.partition));
+		if (*slot == 0) {
+			if (r->queue_count == r->queue_cap) {
+				r->queue_cap = r->queue_cap ? r->queue_cap * 2 : 8;
+				r->queues = stoat_xrealloc(r->queues, r->queue_cap, sizeof *r->queues);
+			}
+			r->queues[r->queue_count] = (input_queue){ .source = env.source, .partition = env.msg.partition };
+			*slot = (int64_t)++r->queue_count;
+		}
+		input_queue *q = &r->queues[*slot - 1];
+		if (q->count == q->cap) {
+			q->cap = q->cap ? q->cap * 2 : 64;
+			q->recs = stoat_xrealloc(q->recs, q->cap, sizeof *q->recs);
+		}
+		q->recs[q->count++] = (input_rec){ .at = line_at, .len = (uint32_t)line.len, .input = index,
+						   .line_no = line_no, .timestamp = env.msg.timestamp };
 	}
-	return true;
+	free(queue_of.slots);
+	stoat_ctx_free(&scx);
+	return ok;
 }
 
-/* The input whose head record comes next: smallest timestamp, ties to the
- * earlier file on the command line.  NULL when all are exhausted. */
-static replay_input *next_input(stoat_replay *r)
+/*
+ * True when the head of queue a comes before the head of queue b: the
+ * smaller timestamp (Kafka Streams' PartitionGroup takes the partition
+ * whose head has the smallest timestamp); on a tie the record given
+ * first (earlier file on the command line, then earlier line), as it
+ * would be piped into TopologyTestDriver.
+ */
+static bool queue_before(const stoat_replay *r, size_t a, size_t b)
 {
-	replay_input *best = NULL;
-	for (size_t i = 0; i < r->input_count; i++) {
-		replay_input *in = &r->inputs[i];
-		if (in->has_head && (best == NULL || in->head.msg.timestamp < best->head.msg.timestamp))
-			best = in;
-	}
-	return best;
+	const input_rec *x = &r->queues[a].recs[r->queues[a].next];
+	const input_rec *y = &r->queues[b].recs[r->queues[b].next];
+	if (x->timestamp != y->timestamp)
+		return x->timestamp < y->timestamp;
+	if (x->input != y->input)
+		return x->input < y->input;
+	return x->line_no < y->line_no;
 }
 
-/* Removes the head record of `in` for processing, numbering it if the line
- * gave no offset. */
-static stoat_msg take_head(stoat_replay *r, replay_input *in)
+/* Adds input queue q (with records left) to the heap. */
+static void heap_push(stoat_replay *r, size_t q)
 {
-	stoat_msg m = in->head.msg;
-	int64_t *next = offset_map_get(&r->in_offsets, partition_key(in->head.source, m.partition));
-	if (!in->head.offset_given)
-		m.offset = *next;
+	size_t k = r->heap_len++;
+	while (k > 0 && queue_before(r, q, r->heap[(k - 1) / 2])) {
+		r->heap[k] = r->heap[(k - 1) / 2];
+		k = (k - 1) / 2;
+	}
+	r->heap[k] = q;
+}
+
+/* Removes and returns the queue whose head comes next. */
+static size_t heap_pop(stoat_replay *r)
+{
+	assert(r->heap_len > 0);
+	size_t top = r->heap[0];
+	size_t x = r->heap[--r->heap_len];
+	size_t n = r->heap_len, k = 0;
+	for (;;) {
+		size_t c = 2 * k + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && queue_before(r, r->heap[c + 1], r->heap[c]))
+			c++;
+		if (!queue_before(r, r->heap[c], x))
+			break;
+		r->heap[k] = r->heap[c];
+		k = c;
+	}
+	if (n > 0)
+		r->heap[k] = x;
+	return top;
+}
+
+/*
+ * Parses the head record of queue q into *m (bytes in r->pcx's arena)
+ * and removes it, numbering it if the line gave no offset.  False after
+ * printing "<file>:<line>: error: ..." for a line the first pass let
+ * through but the full parse rejects (a bad payload).
+ */
+static bool take_head(stoat_replay *r, input_queue *q, stoat_msg *m, bool *partition_given)
+{
+	const input_rec *rec = &q->recs[q->next];
+	const replay_input *in = &r->inputs[rec->input];
+	stoat_envelope env;
+	if (!stoat_parse_envelope(r->app, &r->pcx, &r->pcache, (stoat_str){ in->data + rec->at, rec->len }, &env)) {
+		fprintf(stderr, "%s:%" PRIu64 ": error: %s\n", in->path, rec->line_no, r->pcx.error_message);
+		return false;
+	}
+	assert(env.source == q->source && env.msg.partition == q->partition && env.msg.timestamp == rec->timestamp);
+	q->next++;
+	*m = env.msg;
+	*partition_given = env.partition_given;
+	int64_t *next = offset_map_get(&r->in_offsets, partition_key(q->source, m->partition));
+	if (!env.offset_given)
+		m->offset = *next;
 	/* The largest offset is accepted; numbering after it stays there. */
-	*next = m.offset < INT64_MAX ? m.offset + 1 : INT64_MAX;
-	return m;
+	*next = m->offset < INT64_MAX ? m->offset + 1 : INT64_MAX;
+	return true;
 }
 
 /*
  * The replay driver commits after every batch: the record caches flush
- * (running what is downstream of the stores) and the stores apply their
- * writes.  False if a flushed update failed under the fail policy.
+ * (running what is downstream of the stores, and then what that wrote
+ * to repartition topics, until nothing is left) and the stores apply
+ * their writes.  False if a flushed update failed under the fail policy.
  */
 static bool replay_commit(stoat_replay *r)
 {
 	stoat_state *st = r->driver.state;
 	if (!st)
 		return true;
-	if (!stoat_state_flush(st))
-		return false;
+	for (;;) {
+		if (!stoat_state_flush(st))
+			return false;
+		if (r->iwaiting == 0)
+			break;
+		/* What the flush wrote to repartition topics runs, and may
+		 * update cached keys again. */
+		if (!replay_drain(r))
+			return false;
+	}
 	char err[512];
 	if (!stoat_state_commit(st, err, sizeof err)) {
 		fprintf(stderr, "%s: error: %s\n", r->app->app_id, err);
@@ -501,52 +761,72 @@ static bool replay_commit(stoat_replay *r)
 }
 
 /*
- * The main loop: repeatedly take a batch (consecutive records from one file
- * and one topic-partition, in merged timestamp order), run its source's
- * pipeline, and reset the arenas.  Returns the exit status.
+ * Runs a batch of records of one topic-partition through its source's
+ * pipeline, with the stream time of the task (sub-topology, partition).
+ * When the application writes repartition topics, the records go one at
+ * a time, each followed by what it wrote there (replay_drain).
+ */
+static void run_batch(stoat_replay *r, stoat_ctx *cx, size_t n)
+{
+	cx->source = &r->app->sources[cx - r->tasks];
+	cx->msg = NULL;
+	cx->error = false;
+	cx->stream_time = stoat_stream_time_slot(&r->driver, cx->source->subtopology, r->batch[0].partition);
+	if (r->opt->batch_hook) {
+		r->opt->batch_hook(r->opt->hook_arg, cx, r->batch, r->batch_partition_given, n);
+	} else if (!r->has_internal) {
+		cx->source->pipeline(cx, r->batch, n);
+	} else {
+		for (size_t i = 0; i < n && !cx->stopped; i++) {
+			cx->source->pipeline(cx, &r->batch[i], 1);
+			if (!cx->stopped && !replay_drain(r))
+				break;
+		}
+	}
+	cx->msg = NULL;
+	stoat_arena_reset(&cx->arena);
+}
+
+/*
+ * The main loop: repeatedly take a batch (consecutive records from the
+ * queue whose head comes next, while its head still comes first), run
+ * it, and reset the arenas.  Returns the exit status.
  */
 static int replay_loop(stoat_replay *r)
 {
-	for (size_t i = 0; i < r->input_count; i++) {
-		if (!input_advance(r, &r->inputs[i]))
+	for (uint32_t i = 0; i < r->input_count; i++)
+		if (!input_scan(r, i))
 			return STOAT_EXIT_IO;
-	}
-	replay_input *in;
-	while ((in = next_input(r)) != NULL) {
-		size_t source = in->head.source;
-		int32_t partition = in->head.msg.partition;
+	r->heap = stoat_xcalloc(r->queue_count ? r->queue_count : 1, sizeof *r->heap);
+	for (size_t q = 0; q < r->queue_count; q++)
+		heap_push(r, q);
+	while (r->heap_len > 0) {
+		size_t qi = heap_pop(r);
+		input_queue *q = &r->queues[qi];
 		size_t n = 0;
+		bool bad = false;
 		do {
-			r->batch_partition_given[n] = in->head.partition_given;
-			r->batch[n++] = take_head(r, in);
-			if (!input_advance(r, in))
-				return STOAT_EXIT_IO;
-		} while (n < r->opt->batch_max && next_input(r) == in && in->head.source == source &&
-			 in->head.msg.partition == partition);
+			if (!take_head(r, q, &r->batch[n], &r->batch_partition_given[n])) {
+				bad = true;
+				break;
+			}
+			n++;
+		} while (n < r->opt->batch_max && q->next < q->count &&
+			 (r->heap_len == 0 || queue_before(r, qi, r->heap[0])));
+		if (q->next < q->count)
+			heap_push(r, qi);
 
-		stoat_ctx *cx = &r->tasks[source];
-		cx->source = &r->app->sources[source];
-		cx->msg = NULL;
-		cx->error = false;
-		if (r->opt->batch_hook)
-			r->opt->batch_hook(r->opt->hook_arg, cx, r->batch, r->batch_partition_given, n);
-		else
-			cx->source->pipeline(cx, r->batch, n);
-		cx->msg = NULL;
-		stoat_arena_reset(&cx->arena);
-
-		/* The batch's envelope data goes; the lookahead head is parsed
-		 * again into the fresh arena (it parsed before, so it will). */
-		stoat_arena_reset(&in->pcx.arena);
-		if (in->has_head) {
-			bool ok = stoat_parse_envelope(r->app, &in->pcx, &in->cache, in->head_line, &in->head);
-			assert(ok);
-			(void)ok;
-		}
+		stoat_ctx *cx = &r->tasks[q->source];
+		if (n > 0)
+			run_batch(r, cx, n);
+		/* The batch's envelope data goes. */
+		stoat_arena_reset(&r->pcx.arena);
 		if (cx->stopped || r->internal_stopped)
 			return STOAT_EXIT_RECORD_FAILED;
 		if (!replay_commit(r))
 			return STOAT_EXIT_RECORD_FAILED;
+		if (bad)
+			return STOAT_EXIT_IO;
 	}
 	return STOAT_EXIT_OK;
 }
@@ -658,6 +938,11 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 		const char *t = app->sinks[i].topic;
 		r->sink_topic[i] = t ? topic_lookup(r, (stoat_str){ t, strlen(t) }) : SIZE_MAX;
 	}
+	for (size_t i = 0; i < app->sink_count; i++)
+		if (app->sinks[i].internal)
+			r->has_internal = true;
+	stoat_ctx_init(&r->pcx, app, &r->driver);
+	stoat_arena_init(&r->iarena);
 	r->input_count = opt->input_count;
 	r->inputs = stoat_xcalloc(opt->input_count, sizeof *r->inputs);
 
@@ -666,10 +951,12 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 	for (; opened < opt->input_count; opened++) {
 		replay_input *in = &r->inputs[opened];
 		in->path = opt->inputs[opened];
-		in->next_line_no = 1;
-		stoat_ctx_init(&in->pcx, app, &r->driver);
+		if (opened >= UINT32_MAX) {
+			fprintf(stderr, "%s: error: too many input files\n", app->app_id);
+			status = STOAT_EXIT_USAGE;
+			break;
+		}
 		if (!input_open(in)) {
-			stoat_ctx_free(&in->pcx);
 			status = STOAT_EXIT_IO;
 			break;
 		}
@@ -707,13 +994,23 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 			stoat_print_summary(stderr, &r->driver, &total);
 	}
 
-	for (size_t i = 0; i < opened; i++) {
+	for (size_t i = 0; i < opened; i++)
 		input_close(&r->inputs[i]);
-		stoat_ctx_free(&r->inputs[i].pcx);
-	}
+	for (size_t i = 0; i < r->queue_count; i++)
+		free(r->queues[i].recs);
+	free(r->queues);
+	free(r->heap);
+	for (size_t i = 0; i < r->iqueue_count; i++)
+		free(r->iqueues[i].recs);
+	free(r->iqueues);
+	free(r->iheap);
+	free(r->iqueue_index.slots);
+	stoat_arena_free(&r->iarena);
+	stoat_ctx_free(&r->pcx);
 	for (size_t i = 0; i < app->source_count; i++)
 		stoat_ctx_free(&r->tasks[i]);
 	replay_state_close(r);
+	stoat_stream_times_free(&r->driver);
 	stoat_ctx_free(&r->check_cx);
 	for (size_t i = 0; i < r->topic_count; i++)
 		free(r->topics[i].name);

@@ -83,4 +83,13 @@ typedef struct stoat_envelope {
 bool stoat_parse_envelope(const stoat_app *app, stoat_ctx *pcx, stoat_envelope_cache *cache, stoat_str line,
 			  stoat_envelope *out);
 
+/*
+ * Only what orders the line's record: its source, partition, offset and
+ * timestamp (out's key, value and headers are left null), found without
+ * checking key, value or headers; a failure's message is the full
+ * parse's.  The replay driver's first pass over its inputs.
+ */
+bool stoat_scan_envelope(const stoat_app *app, stoat_ctx *pcx, stoat_envelope_cache *cache, stoat_str line,
+			 stoat_envelope *out);
+
 #endif /* STOAT_RUNTIME_REPLAY_H */

@@ -329,13 +329,61 @@ static bool parse_headers(stoat_json *j, stoat_msg *m)
 }
 
 /*
- * Parses one envelope line into *out (slices into the line, decoded
- * bytes in pcx's arena).  On failure the message is in
- * pcx->error_message.  Parsing is pure: parsing the same line again
- * after an arena reset gives the same record.
+ * Skips one JSON value at j->p without validating it: strings to their
+ * closing quote (memchr, so long payloads cost little), objects and
+ * arrays to their matching bracket.  Exact for valid JSON; for anything
+ * else it stops somewhere within the line and the full parse that
+ * follows reports the real error.  False at the end of the line.
  */
-bool stoat_parse_envelope(const stoat_app *app, stoat_ctx *pcx, stoat_envelope_cache *cache, stoat_str line,
-			  stoat_envelope *out)
+static bool json_skip_fast(stoat_json *j)
+{
+	const char *p = j->p, *end = j->end;
+	int depth = 0;
+	do {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+			p++;
+		if (p == end)
+			return false;
+		char c = *p;
+		if (c == '"') {
+			for (p++;;) {
+				const char *q = memchr(p, '"', (size_t)(end - p));
+				if (!q)
+					return false;
+				size_t slashes = 0;
+				while (q - slashes > p && *(q - 1 - slashes) == '\\')
+					slashes++;
+				p = q + 1;
+				if (slashes % 2 == 0)
+					break;
+			}
+		} else if (c == '{' || c == '[') {
+			depth++;
+			p++;
+		} else if (c == '}' || c == ']') {
+			depth--;
+			p++;
+		} else if (c == ',' || c == ':') {
+			p++;
+		} else {
+			/* A number, true, false or null: up to the next delimiter. */
+			while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' &&
+			       *p != '\r' && *p != '\n')
+				p++;
+		}
+	} while (depth > 0);
+	j->p = p;
+	return depth == 0;
+}
+
+/*
+ * Parses one envelope line into *out.  full: everything (slices into the
+ * line, decoded bytes in pcx's arena); else only what orders the record
+ * (topic and source, partition, offset, timestamp), skipping key, value
+ * and headers unchecked (stoat_scan_envelope).
+ */
+static bool parse_envelope(const stoat_app *app, stoat_ctx *pcx, stoat_envelope_cache *cache, stoat_str line,
+			   stoat_envelope *out, bool full)
 {
 	pcx->error = false;
 	stoat_msg m = { 0 };
@@ -375,22 +423,22 @@ bool stoat_parse_envelope(const stoat_app *app, stoat_ctx *pcx, stoat_envelope_c
 		} else if (stoat_str_eq(name, STOAT_STR_LIT("key"))) {
 			bit = F_KEY;
 			key.at = j.p;
-			ok = stoat_json_skip(&j);
+			ok = full ? stoat_json_skip(&j) : json_skip_fast(&j);
 			key.end = j.p;
 		} else if (stoat_str_eq(name, STOAT_STR_LIT("value"))) {
 			bit = F_VALUE;
 			value.at = j.p;
-			ok = stoat_json_skip(&j);
+			ok = full ? stoat_json_skip(&j) : json_skip_fast(&j);
 			value.end = j.p;
 		} else if (stoat_str_eq(name, STOAT_STR_LIT("key_base64"))) {
 			bit = F_KEY_BASE64;
-			ok = parse_base64_field(&j, "key", &key);
+			ok = full ? parse_base64_field(&j, "key", &key) : json_skip_fast(&j);
 		} else if (stoat_str_eq(name, STOAT_STR_LIT("value_base64"))) {
 			bit = F_VALUE_BASE64;
-			ok = parse_base64_field(&j, "value", &value);
+			ok = full ? parse_base64_field(&j, "value", &value) : json_skip_fast(&j);
 		} else if (stoat_str_eq(name, STOAT_STR_LIT("headers"))) {
 			bit = F_HEADERS;
-			ok = parse_headers(&j, &m);
+			ok = full ? parse_headers(&j, &m) : json_skip_fast(&j);
 		} else {
 			int shown = name.len > 60 ? 60 : (int)name.len;
 			stoat_error(pcx,
@@ -439,12 +487,46 @@ bool stoat_parse_envelope(const stoat_app *app, stoat_ctx *pcx, stoat_envelope_c
 		cache->source = source;
 	}
 	const stoat_source *src = &app->sources[source];
-	if (!convert_payload(pcx, line, "key", src->key_format, &key, &m.key) ||
-	    !convert_payload(pcx, line, "value", src->value_format, &value, &m.value))
+	if (full && (!convert_payload(pcx, line, "key", src->key_format, &key, &m.key) ||
+		     !convert_payload(pcx, line, "value", src->value_format, &value, &m.value)))
 		return false;
 	out->msg = m;
 	out->source = source;
 	out->offset_given = (seen & F_OFFSET) != 0;
 	out->partition_given = (seen & F_PARTITION) != 0;
+	return true;
+}
+
+/*
+ * Parses one envelope line into *out (slices into the line, decoded
+ * bytes in pcx's arena).  On failure the message is in
+ * pcx->error_message.  Parsing is pure: parsing the same line again
+ * after an arena reset gives the same record.
+ */
+bool stoat_parse_envelope(const stoat_app *app, stoat_ctx *pcx, stoat_envelope_cache *cache, stoat_str line,
+			  stoat_envelope *out)
+{
+	return parse_envelope(app, pcx, cache, line, out, true);
+}
+
+/*
+ * The quick first look at a line the replay driver takes before it runs
+ * anything (to find every partition's records): out gets the source, the
+ * partition, the offset and the timestamp, and no key, value or headers.
+ * When it fails, the full parse gives the message, so that a malformed
+ * line is reported in the same words whenever it is found; a line it
+ * accepts may still fail the full parse later (a bad payload).
+ */
+bool stoat_scan_envelope(const stoat_app *app, stoat_ctx *pcx, stoat_envelope_cache *cache, stoat_str line,
+			 stoat_envelope *out)
+{
+	if (parse_envelope(app, pcx, cache, line, out, false))
+		return true;
+	if (!parse_envelope(app, pcx, cache, line, out, true))
+		return false;
+	/* The quick look stumbled over what the full parse accepts. */
+	out->msg.key = out->msg.value = (stoat_str){ NULL, 0 };
+	out->msg.headers = NULL;
+	out->msg.header_count = 0;
 	return true;
 }

@@ -498,6 +498,9 @@ static bool run_flush_fn(stoat_state *st, int store, const stoat_store_update *u
 			}
 	fcx->msg = NULL;
 	fcx->error = false;
+	/* The updates are of one store partition: its task's stream time. */
+	fcx->stream_time = fcx->driver ? stoat_stream_time_slot(fcx->driver, desc->subtopology, updates[0].record.partition)
+				       : &fcx->own_stream_time;
 	desc->flush(fcx, updates, n);
 	fcx->msg = NULL;
 	stoat_arena_reset(&fcx->arena);
@@ -567,7 +570,8 @@ static bool cache_flush(stoat_state *st, record_cache *c)
 	 * other flush starts meanwhile (st->flushing).
 	 */
 	for (size_t start = 0, i = 1; start < n && ok; i++) {
-		if (i == n || st->update_stores[i] != st->update_stores[start]) {
+		if (i == n || st->update_stores[i] != st->update_stores[start] ||
+		    st->updates[i].record.partition != st->updates[start].record.partition) {
 			ok = run_flush_fn(st, st->update_stores[start], st->updates + start, i - start);
 			start = i;
 		}
