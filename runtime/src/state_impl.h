@@ -110,8 +110,9 @@ bool stoat_window_part_opened(stoat_store_part *p, char *err, size_t errlen);
 void stoat_window_index_write(stoat_store_part *p, stoat_str key, bool deleted);
 
 /* The time index key of window key `key` into out (the caller gives
- * key.len + 1 bytes); false when key is no window key. */
-bool stoat_window_index_key(const stoat_store_part *p, stoat_str key, char *out);
+ * key.len bytes): its length, or 0 when p keeps no index or key is no
+ * window key. */
+size_t stoat_window_index_key(const stoat_store_part *p, stoat_str key, char *out);
 
 /* A restored record of p: a stream time raises p's and the slot. */
 void stoat_window_restored(stoat_store_part *p, stoat_str key, stoat_str value);

@@ -48,6 +48,8 @@ enum { KEY_META = 0, KEY_WINDOW = 1, KEY_INDEX = 2 };
 /* Bytes of a window (or index) key besides the record key: the tag and
  * three int64s. */
 #define WINDOW_KEY_EXTRA 25
+/* And of an index key: the tag, end and start. */
+#define INDEX_KEY_EXTRA 17
 
 static const char STREAM_TIME_KEY[] = "\0stream-time";
 #define STREAM_TIME_KEY_LEN (sizeof STREAM_TIME_KEY - 1)
@@ -130,20 +132,21 @@ bool stoat_window_key_parse(stoat_str store_key, stoat_str *key, int64_t *start,
 	return true;
 }
 
-/* 02|end|key|start of window key `key` into out (key.len bytes); false
- * when p keeps no time index or key is no window key. */
-bool stoat_window_index_key(const stoat_store_part *p, stoat_str key, char *out)
+/* 02|end|key|start of window key `key` into out (key.len bytes at
+ * most); its length, or 0 when p keeps no time index or key is no window
+ * key. */
+size_t stoat_window_index_key(const stoat_store_part *p, stoat_str key, char *out)
 {
 	stoat_str k;
 	int64_t start, end;
 	if (!desc_of(p)->time_index || !stoat_window_key_parse(key, &k, &start, &end))
-		return false;
+		return 0;
 	out[0] = KEY_INDEX;
 	put_ordered_i64(out + 1, end);
 	if (k.len)
 		memcpy(out + 9, k.ptr, k.len);
 	put_ordered_i64(out + 9 + k.len, start);
-	return true;
+	return k.len + INDEX_KEY_EXTRA;
 }
 
 /* Adds or removes the index entry of window key `key` in p's batch. */
@@ -152,8 +155,9 @@ void stoat_window_index_write(stoat_store_part *p, stoat_str key, bool deleted)
 	assert(p->window && p->family >= 0);
 	char small[256];
 	char *buf = key.len <= sizeof small ? small : stoat_xmalloc(key.len);
-	if (stoat_window_index_key(p, key, buf)) {
-		stoat_str ix = { buf, key.len };
+	size_t len = stoat_window_index_key(p, key, buf);
+	if (len > 0) {
+		stoat_str ix = { buf, len };
 		if (deleted)
 			stoat_rocks_delete(p->st->db, p->family, ix);
 		else
@@ -562,21 +566,20 @@ static bool rocks_fetch_index(stoat_window_iter *it, stoat_rocks_iter *ri, char 
 	put_ordered_i64(start + 1, it->end_lo);
 	for (stoat_rocks_iter_seek(ri, (stoat_str){ start, 9 }); stoat_rocks_iter_valid(ri); stoat_rocks_iter_next(ri)) {
 		stoat_str k = stoat_rocks_iter_key(ri);
-		if (k.len < WINDOW_KEY_EXTRA || k.ptr[0] != KEY_INDEX)
+		if (k.len < INDEX_KEY_EXTRA || k.ptr[0] != KEY_INDEX)
 			break;
 		int64_t end = get_ordered_i64(k.ptr + 1);
 		if (end > it->end_hi)
 			break;
-		key = (stoat_str){ k.ptr + 9, k.len - WINDOW_KEY_EXTRA };
-		char *wk = stoat_arena_alloc(&it->cx->arena, k.len);
-		build_window_key(d, wk, key, get_ordered_i64(k.ptr + k.len - 8), end);
+		key = (stoat_str){ k.ptr + 9, k.len - INDEX_KEY_EXTRA };
+		stoat_str wk = { stoat_arena_alloc(&it->cx->arena, key.len + WINDOW_KEY_EXTRA), key.len + WINDOW_KEY_EXTRA };
+		build_window_key(d, (char *)wk.ptr, key, get_ordered_i64(k.ptr + k.len - 8), end);
 		stoat_str value;
 		bool found = false;
-		if (!stoat_rocks_get(it->p->st->db, it->p->family, (stoat_str){ wk, k.len }, &it->cx->arena, &value,
-				     &found, err, errlen))
+		if (!stoat_rocks_get(it->p->st->db, it->p->family, wk, &it->cx->arena, &value, &found, err, errlen))
 			return false;
 		if (found)
-			collect(it, (stoat_str){ wk, k.len }, value, 0);
+			collect(it, wk, value, 0);
 	}
 	return true;
 }
