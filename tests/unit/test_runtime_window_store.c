@@ -479,6 +479,54 @@ START_TEST(restore_rebuilds_the_time_index)
 }
 END_TEST
 
+/* What the flush function below saw, "key start end value;" per window
+ * update ("meta" for other keys). */
+static char flushed[1024];
+
+/* A flush function: window updates carry the window store key. */
+static void record_flush(stoat_ctx *cx, const stoat_store_update *u, size_t n)
+{
+	(void)cx;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(flushed);
+		stoat_str k;
+		int64_t start, end;
+		if (!stoat_window_key_parse(u[i].record.key, &k, &start, &end)) {
+			snprintf(flushed + len, sizeof flushed - len, "meta;");
+			continue;
+		}
+		stoat_str v = u[i].record.value;
+		snprintf(flushed + len, sizeof flushed - len, "%lld %lld %.*s;", (long long)start, (long long)end,
+			 (int)v.len, v.ptr ? v.ptr : "");
+	}
+}
+
+/* With a cache, a flush hands each window's newest update (deletes with
+ * no value) to the flush function in first-touch order, metadata written
+ * with stoat_store_put among them; the state layer's stream time is not. */
+START_TEST(flush_hands_window_keys_on)
+{
+	fixture f;
+	stores[0].flush = record_flush;
+	flushed[0] = '\0';
+	fixture_open(&f, backing(_i), 1 << 20);
+	wput(&f, 0, "a", 10, 20, "1");
+	wput(&f, 0, "a", 0, 10, "2");
+	wput(&f, 0, "a", 10, 20, "3");
+	ck_assert(!stoat_store_put(&f.cx, 0, STR("\0emitted"), STR("x"))); /* cached */
+	*slot(&f) = 30;
+	commit(&f);
+	ck_assert_str_eq(flushed, "10 20 3;0 10 2;meta;");
+	flushed[0] = '\0';
+	wdel(&f, 0, "a", 0, 10);
+	commit(&f);
+	ck_assert_str_eq(flushed, "0 10 ;");
+	stores[0].flush = NULL;
+	fixture_close(&f);
+	remove_dirs();
+}
+END_TEST
+
 /* An abort puts the slot back to the committed stream time (100), and
  * the stream time written by the aborted flush is dropped with it. */
 START_TEST(abort_resets_stream_time)
@@ -516,6 +564,7 @@ static Suite *window_suite(void)
 	tcase_add_loop_test(tc, stream_time_is_restored, 0, 2);
 	tcase_add_loop_test(tc, restore_rebuilds_the_time_index, 0, 2);
 	tcase_add_loop_test(tc, abort_resets_stream_time, 0, 2);
+	tcase_add_loop_test(tc, flush_hands_window_keys_on, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
