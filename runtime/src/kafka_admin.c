@@ -221,8 +221,19 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 		counts[n] = count > 0 ? count : partitions;
 		names[n] = stoat_state_changelog_topic(k->state, (int)s);
 		nts[n] = rd_kafka_NewTopic_new(names[n], counts[n], -1, err, sizeof err);
-		/* Latest value per key is all a restore needs. */
-		rd_kafka_NewTopic_set_config(nts[n], "cleanup.policy", "compact");
+		/* Latest value per key is all a restore needs.  A window
+		 * store's windows also expire there, a day after they do in the
+		 * store (Kafka Streams' windowstore.changelog.additional.retention.ms). */
+		const stoat_store_desc *sd = &app->stores[s];
+		if (sd->kind == STOAT_STORE_WINDOW) {
+			char retention[32];
+			int64_t r = sd->retention_ms > INT64_MAX - 86400000 ? INT64_MAX : sd->retention_ms + 86400000;
+			snprintf(retention, sizeof retention, "%" PRId64, r);
+			rd_kafka_NewTopic_set_config(nts[n], "cleanup.policy", "compact,delete");
+			rd_kafka_NewTopic_set_config(nts[n], "retention.ms", retention);
+		} else {
+			rd_kafka_NewTopic_set_config(nts[n], "cleanup.policy", "compact");
+		}
 		n++;
 	}
 	for (size_t d = 0; d < dlq_count; d++) {

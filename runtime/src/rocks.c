@@ -515,6 +515,13 @@ bool stoat_rocks_iter_valid(const stoat_rocks_iter *it)
 	return rocksdb_iter_valid(it->it) != 0;
 }
 
+/* Moves to the first key >= key (further on or back). */
+void stoat_rocks_iter_seek(stoat_rocks_iter *it, stoat_str key)
+{
+	assert(key.ptr);
+	rocksdb_iter_seek(it->it, key.ptr, key.len);
+}
+
 /* Moves to the next entry.  The iterator must be valid. */
 void stoat_rocks_iter_next(stoat_rocks_iter *it)
 {
@@ -598,6 +605,15 @@ bool stoat_rocks_write(stoat_rocks *db, const stoat_rocks_kv *kvs, size_t n, cha
 			rocksdb_writebatch_delete_cf(batch, h, k, kvs[i].key.len);
 	}
 	return write_plain(db, batch, "restore write", err, errlen);
+}
+
+/* Deletes the committed keys in [lo, hi) of family, in one write. */
+bool stoat_rocks_delete_range(stoat_rocks *db, int family, stoat_str lo, stoat_str hi, char *err, size_t errlen)
+{
+	assert(db && lo.ptr && hi.ptr);
+	rocksdb_writebatch_t *batch = rocksdb_writebatch_create();
+	rocksdb_writebatch_delete_range_cf(batch, family_handle(db, family), lo.ptr, lo.len, hi.ptr, hi.len);
+	return write_plain(db, batch, "expiring windows", err, errlen);
 }
 
 /*

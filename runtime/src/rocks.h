@@ -99,6 +99,8 @@ void stoat_rocks_abort(stoat_rocks *db);
  */
 stoat_rocks_iter *stoat_rocks_scan(stoat_rocks *db, int family, stoat_str start);
 bool stoat_rocks_iter_valid(const stoat_rocks_iter *it);
+/* Moves to the first key >= key. */
+void stoat_rocks_iter_seek(stoat_rocks_iter *it, stoat_str key);
 void stoat_rocks_iter_next(stoat_rocks_iter *it);
 stoat_str stoat_rocks_iter_key(const stoat_rocks_iter *it);
 stoat_str stoat_rocks_iter_value(const stoat_rocks_iter *it);
@@ -109,6 +111,13 @@ bool stoat_rocks_iter_close(stoat_rocks_iter *it, char *err, size_t errlen);
  * uncommitted batch (restoring from a changelog).  value.ptr NULL deletes.
  */
 bool stoat_rocks_write(stoat_rocks *db, const stoat_rocks_kv *kvs, size_t n, char *err, size_t errlen);
+
+/*
+ * Deletes the committed keys of family in [lo, hi) in one write straight
+ * to the database (RocksDB's DeleteRange, which the uncommitted batch
+ * cannot hold): expiring a window store's old segments.
+ */
+bool stoat_rocks_delete_range(stoat_rocks *db, int family, stoat_str lo, stoat_str hi, char *err, size_t errlen);
 
 /* Deletes every committed key of family (a store partition to rebuild). */
 bool stoat_rocks_clear_family(stoat_rocks *db, int family, char *err, size_t errlen);

@@ -28,77 +28,13 @@
  * replay driver's repartition topics) may update keys again meanwhile:
  * the flush works on a snapshot and repeats until nothing is dirty.
  */
-#include "state.h"
+#include "state_impl.h"
 
 #include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-
-/* Restored records are written to RocksDB in chunks of this many. */
-#define RESTORE_CHUNK 4096
-
-/* RocksDB family holding every partition's changelog checkpoint. */
-#define CHECKPOINT_FAMILY "stoat.checkpoints"
-
-struct stoat_store_part {
-	stoat_state *st;
-	int store;
-	int32_t partition;
-	int family;              /* RocksDB family; -1: in memory */
-	stoat_mem_map committed; /* in memory: the committed data */
-	stoat_mem_map pending;   /* in memory: writes since the last commit */
-	int64_t checkpoint;      /* changelog offset the committed data reflects */
-	int64_t acked_end;       /* offset after the last acknowledged changelog record */
-	/* Restoring: records not yet written, in restore_arena. */
-	stoat_rocks_kv *restore_kvs;
-	size_t restore_count, restore_cap;
-	stoat_arena restore_arena;
-	int64_t restore_next; /* offset after the last restored record */
-	uint64_t restored;    /* records applied by the last restore */
-	bool rebuild_pending; /* a rebuild of the changelog started, not finished */
-};
-
-/* A key updated (or read) since the last flush. */
-typedef struct cache_entry {
-	stoat_store_part *part;
-	uint64_t hash;
-	stoat_str key;
-	stoat_str old_value; /* as of the last flush; ptr NULL: absent */
-	stoat_str new_value; /* ptr NULL: absent (deleted) */
-	int64_t timestamp;   /* of the newest update */
-	bool dirty;          /* updated, not only read */
-} cache_entry;
-
-/* One buffer of the record cache: entries in first-touch order, a hash
- * index over them, and an arena for their bytes. */
-typedef struct record_cache {
-	cache_entry *entries;
-	size_t count, cap;
-	uint32_t *index; /* entry number + 1; 0: empty slot */
-	size_t index_cap;
-	stoat_arena arena;
-	size_t bytes; /* what the entries hold, for the budget */
-	size_t dirty; /* entries updated since the last flush */
-} record_cache;
-
-struct stoat_state {
-	const stoat_app *app;
-	stoat_driver *driver;
-	stoat_rocks *db;
-	int checkpoint_family;
-	size_t cache_max;
-	char **changelog_topics;   /* per store */
-	stoat_store_part ***parts; /* [store][partition] */
-	int32_t *part_caps;        /* per store: length of parts[store] */
-	record_cache cache;
-	bool flushing; /* a flush is running: no eviction */
-	stoat_ctx flush_cx;
-	stoat_store_update *updates; /* a flush's snapshot */
-	int *update_stores;          /* the store of each */
-	size_t updates_cap;
-};
 
 /* A copy of s in arena; a present empty string keeps a non-NULL ptr. */
 static stoat_str copy_into(stoat_arena *a, stoat_str s)
@@ -321,6 +257,11 @@ stoat_store_part *stoat_state_part(stoat_state *st, int store, int32_t partition
 		stoat_arena_reset(&st->flush_cx.arena);
 	}
 	p->acked_end = p->checkpoint;
+	p->window = st->app->stores[store].kind == STOAT_STORE_WINDOW;
+	if (p->window && !stoat_window_part_opened(p, err, errlen)) {
+		part_free(p);
+		return NULL;
+	}
 	st->parts[store][partition] = p;
 	return p;
 }
@@ -364,7 +305,7 @@ void stoat_store_part_acked(stoat_store_part *p, int64_t offset)
 /* ------------------------------------------------------------------ */
 
 /* Reads key from p (held-back writes first) into arena. */
-static bool part_get(stoat_store_part *p, stoat_str key, stoat_arena *arena, stoat_str *value, bool *found,
+bool stoat_part_get(stoat_store_part *p, stoat_str key, stoat_arena *arena, stoat_str *value, bool *found,
 		     char *err, size_t errlen)
 {
 	if (p->family >= 0)
@@ -388,7 +329,7 @@ static bool part_get(stoat_store_part *p, stoat_str key, stoat_arena *arena, sto
  * under the Kafka driver, to its changelog.  False after recording a
  * per-record error on cx.
  */
-static bool part_write(stoat_ctx *cx, stoat_store_part *p, stoat_str key, stoat_str value)
+bool stoat_part_write(stoat_ctx *cx, stoat_store_part *p, stoat_str key, stoat_str value)
 {
 	stoat_state *st = p->st;
 	if (p->family >= 0) {
@@ -396,6 +337,8 @@ static bool part_write(stoat_ctx *cx, stoat_store_part *p, stoat_str key, stoat_
 			stoat_rocks_put(st->db, p->family, key, value);
 		else
 			stoat_rocks_delete(st->db, p->family, key);
+		if (p->window)
+			stoat_window_index_write(p, key, value.ptr == NULL);
 	} else {
 		stoat_mem_map_put(&p->pending, key, value, value.ptr == NULL);
 	}
@@ -529,7 +472,7 @@ static bool cache_flush(stoat_state *st, record_cache *c)
 		fcx->msg = &m;
 		fcx->timestamp = e->timestamp;
 		fcx->error = false;
-		if (!part_write(fcx, e->part, e->key, e->new_value)) {
+		if (!stoat_part_write(fcx, e->part, e->key, e->new_value)) {
 			/* A changelog write failing is not the record's fault. */
 			fprintf(stderr, "%s: error: %s\n", st->app->app_id, fcx->error_message);
 			ok = false;
@@ -595,6 +538,9 @@ bool stoat_state_flush(stoat_state *st)
 	 * again: repeat until nothing is dirty. */
 	while (ok && c->dirty > 0)
 		ok = cache_flush(st, c);
+	/* Last: the flushed updates may have fed records (replay) that
+	 * moved stream times. */
+	ok = ok && stoat_window_write_stream_times(st);
 	if (!ok || c->bytes > st->cache_max / 2)
 		cache_reset(c);
 	st->flushing = false;
@@ -606,7 +552,7 @@ bool stoat_state_flush(stoat_state *st)
 /* ------------------------------------------------------------------ */
 
 /* The store partition of the record cx is processing, or an error. */
-static stoat_store_part *part_of(stoat_ctx *cx, int store)
+stoat_store_part *stoat_state_part_of(stoat_ctx *cx, int store)
 {
 	stoat_state *st = cx->driver ? cx->driver->state : NULL;
 	if (!st || store < 0 || (size_t)store >= st->app->store_count) {
@@ -637,7 +583,7 @@ static stoat_store_part *part_of(stoat_ctx *cx, int store)
  */
 bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
 {
-	stoat_store_part *p = part_of(cx, store);
+	stoat_store_part *p = stoat_state_part_of(cx, store);
 	if (!p)
 		return false;
 	stoat_state *st = p->st;
@@ -652,7 +598,7 @@ bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
 	}
 	char err[512];
 	bool found = false;
-	if (!part_get(p, key, &cx->arena, value, &found, err, sizeof err)) {
+	if (!stoat_part_get(p, key, &cx->arena, value, &found, err, sizeof err)) {
 		stoat_error(cx, "%s", err);
 		return false;
 	}
@@ -664,19 +610,19 @@ bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
 /* Put (value.ptr set) or delete, through the cache when there is one. */
 static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value)
 {
-	stoat_store_part *p = part_of(cx, store);
+	stoat_store_part *p = stoat_state_part_of(cx, store);
 	if (!p)
 		return false;
 	stoat_state *st = p->st;
 	if (st->cache_max == 0)
-		return part_write(cx, p, key, value);
+		return stoat_part_write(cx, p, key, value);
 	record_cache *c = &st->cache;
 	cache_entry *e = cache_find(c, p, key);
 	if (!e) {
 		char err[512];
 		bool found = false;
 		stoat_str old = { NULL, 0 };
-		if (!part_get(p, key, &c->arena, &old, &found, err, sizeof err)) {
+		if (!stoat_part_get(p, key, &c->arena, &old, &found, err, sizeof err)) {
 			stoat_error(cx, "%s", err);
 			return false;
 		}
@@ -761,8 +707,10 @@ bool stoat_state_commit(stoat_state *st, char *err, size_t errlen)
 			if (p->family < 0)
 				stoat_mem_map_apply(&p->committed, &p->pending);
 			p->checkpoint = p->acked_end;
+			if (p->window && !stoat_window_committed(p, err, errlen))
+				ok = false;
 		}
-	return true;
+	return ok;
 }
 
 /* Drops the held-back writes and the cache (the Kafka work was undone). */
@@ -775,6 +723,7 @@ void stoat_state_abort(stoat_state *st)
 		for (int32_t i = 0; i < st->part_caps[s]; i++)
 			if (st->parts[s][i])
 				stoat_mem_map_clear(&st->parts[s][i]->pending);
+	stoat_window_aborted(st);
 }
 
 /* ------------------------------------------------------------------ */
@@ -815,6 +764,7 @@ bool stoat_store_part_restore_start(stoat_store_part *p, bool from_scratch, char
 	if (!from_scratch)
 		return true;
 	p->checkpoint = p->acked_end = p->restore_next = 0;
+	p->stream_time_written = p->stream_time_committed = -1;
 	stoat_mem_map_clear(&p->committed);
 	stoat_mem_map_clear(&p->pending);
 	if (p->family < 0)
@@ -866,6 +816,8 @@ bool stoat_store_part_restore_record(stoat_store_part *p, stoat_str key, stoat_s
 {
 	p->restored++;
 	p->restore_next = offset + 1;
+	if (p->window)
+		stoat_window_restored(p, key, value);
 	if (p->family < 0) {
 		if (value.ptr)
 			stoat_mem_map_put(&p->committed, key, value, false);
@@ -873,7 +825,8 @@ bool stoat_store_part_restore_record(stoat_store_part *p, stoat_str key, stoat_s
 			stoat_mem_map_remove(&p->committed, key);
 		return true;
 	}
-	if (p->restore_count + 1 >= p->restore_cap) {
+	/* Room for the record, its time index entry and the checkpoint. */
+	if (p->restore_count + 2 >= p->restore_cap) {
 		p->restore_cap = p->restore_cap ? p->restore_cap * 2 : 64;
 		p->restore_kvs = stoat_xrealloc(p->restore_kvs, p->restore_cap, sizeof *p->restore_kvs);
 	}
@@ -881,6 +834,14 @@ bool stoat_store_part_restore_record(stoat_store_part *p, stoat_str key, stoat_s
 	kv->family = p->family;
 	kv->key = stoat_arena_strdup(&p->restore_arena, key);
 	kv->value = copy_into(&p->restore_arena, value);
+	char *index_key = p->window ? stoat_arena_alloc(&p->restore_arena, key.len + 1) : NULL;
+	size_t index_len = index_key ? stoat_window_index_key(p, key, index_key) : 0;
+	if (index_len > 0) {
+		stoat_rocks_kv *ix = &p->restore_kvs[p->restore_count++];
+		ix->family = p->family;
+		ix->key = (stoat_str){ index_key, index_len };
+		ix->value = value.ptr ? (stoat_str){ "", 0 } : (stoat_str){ NULL, 0 };
+	}
 	if (p->restore_count >= RESTORE_CHUNK)
 		return restore_write(p, err, errlen);
 	return true;
@@ -889,9 +850,10 @@ bool stoat_store_part_restore_record(stoat_store_part *p, stoat_str key, stoat_s
 /* Writes what is left of the restore with the new checkpoint. */
 bool stoat_store_part_restore_done(stoat_store_part *p, char *err, size_t errlen)
 {
-	if (p->restore_next == p->checkpoint && p->restore_count == 0)
-		return true;
-	return restore_write(p, err, errlen);
+	if (!(p->restore_next == p->checkpoint && p->restore_count == 0) && !restore_write(p, err, errlen))
+		return false;
+	/* The restored stream time may have moved the expiry cut. */
+	return !p->window || stoat_window_committed(p, err, errlen);
 }
 
 /* ------------------------------------------------------------------ */
@@ -958,8 +920,13 @@ bool stoat_store_part_scan(stoat_store_part *p, bool (*fn)(void *arg, stoat_str 
 	assert(p->family >= 0);
 	stoat_rocks_iter *it = stoat_rocks_scan(p->st->db, p->family, (stoat_str){ NULL, 0 });
 	bool more = true;
-	for (; more && stoat_rocks_iter_valid(it); stoat_rocks_iter_next(it))
-		more = fn(arg, stoat_rocks_iter_key(it), stoat_rocks_iter_value(it));
+	for (; more && stoat_rocks_iter_valid(it); stoat_rocks_iter_next(it)) {
+		stoat_str key = stoat_rocks_iter_key(it);
+		/* A window store's time index is derived, never logged. */
+		if (p->window && key.len > 0 && key.ptr[0] == 2)
+			continue;
+		more = fn(arg, key, stoat_rocks_iter_value(it));
+	}
 	return stoat_rocks_iter_close(it, err, errlen);
 }
 
@@ -976,7 +943,7 @@ bool stoat_store_part_has(stoat_store_part *p, stoat_str key, bool *found, char 
 {
 	stoat_arena *a = &p->st->flush_cx.arena;
 	stoat_str value;
-	bool ok = part_get(p, key, a, &value, found, err, errlen);
+	bool ok = stoat_part_get(p, key, a, &value, found, err, errlen);
 	stoat_arena_reset(a);
 	return ok;
 }

@@ -158,3 +158,14 @@ size_t stoat_mem_map_count(const stoat_mem_map *m)
 {
 	return m->count;
 }
+
+/* Hands every entry (remembered deletes included) to fn. */
+void stoat_mem_map_each(const stoat_mem_map *m, void (*fn)(void *arg, stoat_str key, stoat_str value, bool deleted),
+			void *arg)
+{
+	for (size_t i = 0; i < m->cap; i++) {
+		const stoat_mem_entry *e = &m->slots[i];
+		if (e->hash)
+			fn(arg, (stoat_str){ e->key, e->key_len }, (stoat_str){ e->value, e->value_len }, e->deleted);
+	}
+}

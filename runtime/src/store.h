@@ -25,5 +25,9 @@ void stoat_mem_map_remove(stoat_mem_map *m, stoat_str key);
 void stoat_mem_map_apply(stoat_mem_map *m, stoat_mem_map *pending);
 void stoat_mem_map_clear(stoat_mem_map *m);
 size_t stoat_mem_map_count(const stoat_mem_map *m);
+/* Hands every entry to fn, in no particular order; m must not change
+ * meanwhile. */
+void stoat_mem_map_each(const stoat_mem_map *m, void (*fn)(void *arg, stoat_str key, stoat_str value, bool deleted),
+			void *arg);
 
 #endif /* STOAT_RUNTIME_STORE_H */

@@ -517,7 +517,17 @@ static inline int64_t stoat_observe_time(stoat_ctx *cx, int64_t ts)
  * are contiguous per segment and a segment expires as a range.  Keys
  * starting 00 are the store's own metadata (stream time; an
  * aggregation's "emitted up to"), which stoat_store_get/put read and
- * write like any key and expiry never touches.  Like stoat_store_*,
+ * write like any key and expiry never touches: 00 "stream-time" (value:
+ * the task's stream time, 8 bytes big-endian) belongs to the state layer,
+ * which writes it at each flush where it moved (generated code must not
+ * write it); other 00 keys are generated code's.  Metadata written with
+ * stoat_store_put goes through the record cache, so it reaches the
+ * store's flush function too: a flush function skips the keys
+ * stoat_window_key_parse rejects.  Keys starting 02 (the time index) are
+ * internal and never seen.  After each commit, windows ending below
+ * stream time - retention_ms expire: no read returns them afterwards
+ * (until the next commit, a window below the moving cut is still read).
+ * Like stoat_store_*,
  * these work on the partition of the record being processed, through the
  * record cache, and report failures as per-record errors.
  */
