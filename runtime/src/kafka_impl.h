@@ -84,6 +84,9 @@ struct stoat_kafka {
 	bool subscribed;          /* the consumer joins the group */
 	bool rebalanced;          /* the rebalance callback has run (see close_consumer) */
 	bool one_off;             /* load: deliveries time out instead of retrying forever */
+	int64_t idle_next_check_ms;  /* --idle-exit: when to look at the other partitions again */
+	int64_t idle_wait_since_ms;  /* since when they had unprocessed records and no progress (0: not) */
+	int64_t idle_wait_committed; /* their committed offsets' sum then */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -192,6 +195,10 @@ size_t kafka_source_of_topic(const stoat_app *app, const char *topic);
 
 /* True when some store is fed by more than one source (see the file). */
 bool kafka_has_shared_stores(const stoat_app *app);
+
+/* For --idle-exit: source partitions held elsewhere with records after the
+ * committed offset (count, -1: unknown; see kafka_rebalance.c). */
+int kafka_unprocessed_elsewhere(stoat_kafka *k, int64_t *committed_sum, char *names, size_t names_len);
 
 /* The consumer's rebalance callback: assignment (with restoring) and
  * revocation (with a commit). */

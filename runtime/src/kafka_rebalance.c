@@ -449,3 +449,86 @@ void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_
 	}
 	kafka_log(k, "warning: rebalance error: %s", rd_kafka_err2str(err));
 }
+
+/*
+ * For --idle-exit: how many source partitions that this instance does not
+ * hold have records after the group's committed offset (read_committed,
+ * read from there with the restorer, so that transaction markers after
+ * the last record do not count); their names go to names, and the sum of
+ * their committed offsets to *committed_sum, so that the caller can see
+ * whether some instance is working on them.  -1: the cluster did not
+ * tell within a few seconds.
+ *
+ * Why: an instance that is idle only knows about its own partitions.
+ * Without this, a group whose partitions were never assigned (a static
+ * member that librdkafka 2.0.2 left without its assignment after a broker
+ * restart, say) ended its --idle-exit drain with status 0 and records
+ * never processed.
+ */
+int kafka_unprocessed_elsewhere(stoat_kafka *k, int64_t *committed_sum, char *names, size_t names_len)
+{
+	*committed_sum = 0;
+	if (names_len)
+		names[0] = '\0';
+	const struct rd_kafka_metadata *md = NULL;
+	if (rd_kafka_metadata(k->consumer, 1, NULL, &md, 5000) != RD_KAFKA_RESP_ERR_NO_ERROR)
+		return -1;
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(16);
+	for (int t = 0; t < md->topic_cnt; t++) {
+		if (kafka_source_of_topic(k->app, md->topics[t].topic) == SIZE_MAX)
+			continue;
+		for (int i = 0; i < md->topics[t].partition_cnt; i++) {
+			kafka_partition *p = kafka_find_part(k, md->topics[t].topic, md->topics[t].partitions[i].id);
+			if (!p || !p->assigned)
+				rd_kafka_topic_partition_list_add(l, md->topics[t].topic, md->topics[t].partitions[i].id);
+		}
+	}
+	rd_kafka_metadata_destroy(md);
+	int unprocessed = -1;
+	if (l->cnt == 0) {
+		unprocessed = 0;
+		goto done;
+	}
+	if (rd_kafka_committed(k->consumer, l, 10000) != RD_KAFKA_RESP_ERR_NO_ERROR)
+		goto done;
+	for (int i = 0; i < l->cnt; i++) {
+		if (l->elems[i].offset >= 0)
+			*committed_sum += l->elems[i].offset;
+		else
+			l->elems[i].offset = RD_KAFKA_OFFSET_BEGINNING;
+	}
+	if (!k->restorer && !(k->restorer = kafka_new_restorer(k)))
+		goto done;
+	if (rd_kafka_assign(k->restorer, l) != RD_KAFKA_RESP_ERR_NO_ERROR)
+		goto done;
+	/* offset: 0 unknown yet, 1 caught up, 2 unprocessed records. */
+	for (int i = 0; i < l->cnt; i++)
+		l->elems[i].offset = 0;
+	int open = l->cnt, found = 0;
+	size_t n = 0;
+	int64_t deadline = stoat_now_ms() + 10000;
+	while (open > 0 && stoat_now_ms() < deadline && !kafka_stop_requested) {
+		rd_kafka_message_t *m = rd_kafka_consumer_poll(k->restorer, 200);
+		if (!m)
+			continue;
+		rd_kafka_topic_partition_t *e =
+			m->rkt ? rd_kafka_topic_partition_list_find(l, rd_kafka_topic_name(m->rkt), m->partition) : NULL;
+		if (e && e->offset == 0 && (!m->err || m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF)) {
+			open--;
+			e->offset = m->err ? 1 : 2;
+			if (!m->err) {
+				found++;
+				if (n < names_len)
+					n += (size_t)snprintf(names + n, names_len - n, "%s%s[%" PRId32 "]", found > 1 ? ", " : "",
+							      e->topic, e->partition);
+			}
+		}
+		rd_kafka_message_destroy(m);
+	}
+	rd_kafka_assign(k->restorer, NULL);
+	if (open == 0)
+		unprocessed = found;
+done:
+	rd_kafka_topic_partition_list_destroy(l);
+	return unprocessed;
+}

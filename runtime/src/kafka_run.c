@@ -312,6 +312,52 @@ static size_t assigned_count(const stoat_kafka *k)
 }
 
 /*
+ * Whether an idle instance may stop (--idle-exit): only when no source
+ * partition it does not hold has records after the group's committed
+ * offset (kafka_unprocessed_elsewhere).  While some do and another
+ * instance commits progress on them, it waits; when none commits any for
+ * three times the idle time, it stops with an error (k->fatal: status 3)
+ * naming them, rather than end the drain with status 0 and records never
+ * processed (a group member that never got its assignment, say).
+ */
+static bool idle_exit_allowed(stoat_kafka *k, int64_t now)
+{
+	char names[512];
+	int64_t committed = 0;
+	int n = kafka_unprocessed_elsewhere(k, &committed, names, sizeof names);
+	now = stoat_now_ms();
+	if (n == 0)
+		return true;
+	k->idle_next_check_ms = now + 2000;
+	if (k->idle_wait_since_ms == 0 || (n > 0 && committed != k->idle_wait_committed)) {
+		if (k->idle_wait_since_ms == 0 && n > 0)
+			kafka_log(k, "idle, but not stopping: %s hold%s records this instance was not given; waiting for "
+				     "them to be processed",
+				  names, n == 1 ? "s" : "");
+		else if (k->idle_wait_since_ms == 0)
+			kafka_log(k, "idle, but not stopping: cannot read the group's progress on the partitions of other "
+				     "instances; waiting");
+		k->idle_wait_since_ms = now;
+		k->idle_wait_committed = committed;
+		return false;
+	}
+	int64_t limit = 3 * k->opt->idle_exit_ms;
+	if (now - k->idle_wait_since_ms < limit)
+		return false;
+	if (n > 0)
+		kafka_log(k, "error: no input for %" PRId64 " ms (--idle-exit), but %s still hold%s records that no "
+			  "instance of the group has made progress on for %" PRId64 " ms (not assigned to any "
+			  "running instance?): stopping with them unprocessed",
+			  k->opt->idle_exit_ms, names, n == 1 ? "s" : "", limit);
+	else
+		kafka_log(k, "error: no input for %" PRId64 " ms (--idle-exit), but the group's progress on the "
+			  "partitions of other instances could not be read for %" PRId64 " ms: stopping",
+			  k->opt->idle_exit_ms, limit);
+	k->fatal = true;
+	return true;
+}
+
+/*
  * Opens the stores: RocksDB in <state_dir>/<app_id>/<instance id or
  * "default">, which one process at a time may hold, owner-only (see
  * state_dir.c).
@@ -527,8 +573,10 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	while (!kafka_stop_requested) {
 		ssize_t got = poll_once(k);
 		int64_t now = stoat_now_ms();
-		if (got > 0)
+		if (got > 0) {
 			k->last_input_ms = now;
+			k->idle_wait_since_ms = 0;
+		}
 		if (k->failed || k->fatal)
 			break;
 		if (k->fenced) {
@@ -558,7 +606,10 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		 * waits three times as long for the group to give it some back.
 		 */
 		int64_t idle_limit = opt->idle_exit_ms * (assigned_count(k) > 0 ? 1 : 3);
-		if (opt->idle_exit_ms > 0 && now - k->last_input_ms >= idle_limit && !k->dirty && !k->in_txn) {
+		if (opt->idle_exit_ms > 0 && now - k->last_input_ms >= idle_limit && !k->dirty && !k->in_txn &&
+		    now >= k->idle_next_check_ms && idle_exit_allowed(k, now)) {
+			if (k->fatal)
+				break;
 			kafka_log(k, "no input for %" PRId64 " ms: stopping (--idle-exit)", opt->idle_exit_ms);
 			break;
 		}

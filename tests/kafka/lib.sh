@@ -27,7 +27,9 @@ build() {
 	template=$2
 	shift 2
 	cp "$here/$template" "$WORK/$name.stoat"
-	cp "$here/throttle.h" "$WORK/"
+	# Through a rename: two builds run in parallel (the fault injection
+	# scenarios), and two cp's creating one file race ("File exists").
+	cp "$here/throttle.h" "$WORK/throttle.h.$name" && mv -f "$WORK/throttle.h.$name" "$WORK/throttle.h"
 	for kv in "$@"; do
 		k=${kv%%=*}
 		v=${kv#*=}
