@@ -1,0 +1,249 @@
+package stoat.ksref;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.LongDeserializer;
+import org.apache.kafka.common.serialization.LongSerializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.EmitStrategy;
+import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.KGroupedStream;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.KTable;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.SessionWindowedKStream;
+import org.apache.kafka.streams.kstream.SessionWindows;
+import org.apache.kafka.streams.kstream.SlidingWindows;
+import org.apache.kafka.streams.kstream.Suppressed;
+import org.apache.kafka.streams.kstream.TimeWindowedKStream;
+import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.state.SessionStore;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.test.TestRecord;
+
+/**
+ * The Kafka Streams reference for stoat's windowed aggregations: builds one windowed
+ * topology from the command line, runs an input file in stoat's replay format through
+ * TopologyTestDriver (record cache off) and prints the outputs in the replay output format.
+ * See tests/ksref/README.md for the arguments and what each topology is.
+ */
+public final class Main {
+    private static final String OUT = "out";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The topology the command line asks for. */
+    private static final class Spec {
+        String kind;          // tumbling, hopping, sliding, session
+        long size = -1;       // tumbling/hopping size, sliding max difference, session gap
+        long advance = -1;    // hopping advance
+        long grace = -1;
+        String agg = "count"; // count, reduce, aggregate
+        String emit = "changes"; // changes, final (onWindowClose), suppress (untilWindowCloses)
+        String input;
+    }
+
+    private static void usage(final String why) {
+        System.err.println("ksref: " + why);
+        System.err.println("usage: ksref tumbling SIZE | hopping SIZE ADVANCE | sliding DIFF | session GAP");
+        System.err.println("             --grace MS [--agg count|reduce|aggregate] [--emit changes|final|suppress] INPUT");
+        System.exit(2);
+    }
+
+    private static long ms(final String s) {
+        try {
+            return Long.parseLong(s);
+        } catch (final NumberFormatException e) {
+            usage("not a number of milliseconds: " + s);
+            return 0;
+        }
+    }
+
+    /** Parses the command line (see usage). */
+    private static Spec parse(final String[] args) {
+        final Spec spec = new Spec();
+        int i = 0;
+        if (args.length == 0) usage("no window kind");
+        spec.kind = args[i++];
+        switch (spec.kind) {
+            case "tumbling", "sliding", "session" -> {
+                if (i >= args.length) usage("missing size");
+                spec.size = ms(args[i++]);
+            }
+            case "hopping" -> {
+                if (i + 1 >= args.length) usage("missing size or advance");
+                spec.size = ms(args[i++]);
+                spec.advance = ms(args[i++]);
+            }
+            default -> usage("unknown window kind " + spec.kind);
+        }
+        while (i < args.length) {
+            final String a = args[i++];
+            switch (a) {
+                case "--grace" -> spec.grace = ms(i < args.length ? args[i++] : "");
+                case "--agg" -> spec.agg = i < args.length ? args[i++] : "";
+                case "--emit" -> spec.emit = i < args.length ? args[i++] : "";
+                default -> {
+                    if (a.startsWith("--") || spec.input != null) usage("unexpected argument " + a);
+                    spec.input = a;
+                }
+            }
+        }
+        if (spec.grace < 0) usage("--grace is required (Kafka Streams 3.0+ has no default grace)");
+        if (!List.of("count", "reduce", "aggregate").contains(spec.agg)) usage("unknown --agg " + spec.agg);
+        if (!List.of("changes", "final", "suppress").contains(spec.emit)) usage("unknown --emit " + spec.emit);
+        if (spec.input == null) usage("no input file");
+        return spec;
+    }
+
+    /** The windowed key in the design's JSON form {"key":K,"start":S,"end":E}. */
+    private static String windowedJson(final Windowed<String> w) {
+        final ObjectNode o = JSON.createObjectNode();
+        o.put("key", w.key());
+        o.put("start", w.window().start());
+        o.put("end", w.window().end());
+        return o.toString();
+    }
+
+    /**
+     * Builds: stream(topic) (String key, Long value) |> groupByKey |> windowedBy(...)
+     * [|> emitStrategy(onWindowClose)] |> count | reduce(sum) | aggregate(0, sum[, merger sum])
+     * [|> suppress(untilWindowCloses(unbounded))] |> toStream |> key as JSON |> to "out".
+     */
+    private static Topology build(final Spec spec, final String topic) {
+        final StreamsBuilder builder = new StreamsBuilder();
+        final KStream<String, Long> in = builder.stream(topic, Consumed.with(Serdes.String(), Serdes.Long()));
+        final KGroupedStream<String, Long> grouped = in.groupByKey(Grouped.with(Serdes.String(), Serdes.Long()));
+        final Duration grace = Duration.ofMillis(spec.grace);
+        final boolean onClose = spec.emit.equals("final");
+        KTable<Windowed<String>, Long> table;
+        if (spec.kind.equals("session")) {
+            SessionWindowedKStream<String, Long> w =
+                grouped.windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(spec.size), grace));
+            if (onClose) w = w.emitStrategy(EmitStrategy.onWindowClose());
+            final Materialized<String, Long, SessionStore<Bytes, byte[]>> m =
+                Materialized.<String, Long, SessionStore<Bytes, byte[]>>as("agg")
+                    .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long());
+            table = switch (spec.agg) {
+                case "count" -> w.count(m);
+                case "reduce" -> w.reduce(Long::sum, m);
+                default -> w.aggregate(() -> 0L, (k, v, acc) -> acc + v, (k, a, b) -> a + b, m);
+            };
+        } else {
+            TimeWindowedKStream<String, Long> w = switch (spec.kind) {
+                case "tumbling" -> grouped.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(spec.size), grace));
+                case "hopping" -> grouped.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(spec.size), grace)
+                    .advanceBy(Duration.ofMillis(spec.advance)));
+                default -> grouped.windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(spec.size), grace));
+            };
+            if (onClose) w = w.emitStrategy(EmitStrategy.onWindowClose());
+            final Materialized<String, Long, WindowStore<Bytes, byte[]>> m =
+                Materialized.<String, Long, WindowStore<Bytes, byte[]>>as("agg")
+                    .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long());
+            table = switch (spec.agg) {
+                case "count" -> w.count(m);
+                case "reduce" -> w.reduce(Long::sum, m);
+                default -> w.aggregate(() -> 0L, (k, v, acc) -> acc + v, m);
+            };
+        }
+        if (spec.emit.equals("suppress")) {
+            table = table.suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()));
+        }
+        table.toStream()
+            .selectKey((k, v) -> windowedJson(k))
+            .to(OUT, Produced.with(Serdes.String(), Serdes.Long()));
+        return builder.build();
+    }
+
+    /** One input line of the replay format (docs/replay-format.md), the fields the cases use. */
+    private record Input(String topic, long timestamp, String key, Long value) { }
+
+    private static List<Input> read(final String path) throws IOException {
+        final List<Input> out = new ArrayList<>();
+        try (BufferedReader r = Files.newBufferedReader(Path.of(path), StandardCharsets.UTF_8)) {
+            String line;
+            int n = 0;
+            while ((line = r.readLine()) != null) {
+                n++;
+                if (line.isBlank()) continue;
+                final JsonNode o = JSON.readTree(line);
+                final var names = o.fieldNames();
+                while (names.hasNext()) {
+                    final String f = names.next();
+                    if (!List.of("topic", "partition", "timestamp", "key", "value").contains(f)) {
+                        throw new IOException(path + ":" + n + ": field " + f + " is not supported by ksref");
+                    }
+                }
+                if (o.path("partition").asLong(0) != 0) {
+                    throw new IOException(path + ":" + n + ": ksref reads partition 0 only (TopologyTestDriver has one)");
+                }
+                final JsonNode k = o.get("key");
+                final JsonNode v = o.get("value");
+                out.add(new Input(o.get("topic").asText(), o.path("timestamp").asLong(0),
+                    k == null || k.isNull() ? null : k.asText(),
+                    v == null || v.isNull() ? null : v.asLong()));
+            }
+        }
+        return out;
+    }
+
+    public static void main(final String[] args) throws Exception {
+        final Spec spec = parse(args);
+        final List<Input> inputs = read(spec.input);
+        if (inputs.isEmpty()) return;
+        final String topic = inputs.get(0).topic();
+        for (final Input r : inputs) {
+            if (!r.topic().equals(topic)) throw new IOException("ksref: one input topic only (" + topic + ", " + r.topic() + ")");
+        }
+        final Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "ksref");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+        // emit final: no wall-clock throttle (TopologyTestDriver's wall clock stands still, so the
+        // default 1000 ms throttle would hold back every emission after the first).
+        props.put(StreamsConfig.InternalConfig.EMIT_INTERVAL_MS_KSTREAMS_WINDOWED_AGGREGATION, 0L);
+        props.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("ksref").toString());
+        final PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+        try (TopologyTestDriver driver = new TopologyTestDriver(build(spec, topic), props, Instant.EPOCH)) {
+            final TestInputTopic<String, Long> in =
+                driver.createInputTopic(topic, new StringSerializer(), new LongSerializer());
+            final TestOutputTopic<String, Long> o =
+                driver.createOutputTopic(OUT, new StringDeserializer(), new LongDeserializer());
+            long offset = 0;
+            for (final Input r : inputs) {
+                in.pipeInput(r.key(), r.value(), r.timestamp());
+                for (final TestRecord<String, Long> rec : o.readRecordsToList()) {
+                    out.println("{\"topic\":\"" + OUT + "\",\"partition\":0,\"offset\":" + (offset++)
+                        + ",\"timestamp\":" + rec.timestamp() + ",\"key\":" + rec.key()
+                        + ",\"value\":" + (rec.value() == null ? "null" : rec.value().toString()) + "}");
+                }
+            }
+        }
+        out.flush();
+    }
+}
