@@ -250,8 +250,10 @@ static size_t windows_slot(windows *w, uint64_t k, int32_t partition, int64_t en
 			die("windows", "out of memory");
 		w->count = 0;
 		for (size_t i = 0; i < old.cap; i++)
-			if (old.keys[i])
-				w->counts[windows_slot(w, old.keys[i], old.partitions[i], old.ends[i])] = old.counts[i];
+			if (old.keys[i]) {
+				size_t slot = windows_slot(w, old.keys[i], old.partitions[i], old.ends[i]);
+				w->counts[slot] = old.counts[i];
+			}
 		free(old.keys);
 		free(old.counts);
 		free(old.ends);
@@ -349,7 +351,9 @@ static int reference_windows(const char *bootstrap, const char *topic, int64_t s
 					}
 					put_be64(wkey + m->key_len, start);
 					uint64_t k = hash(wkey, m->key_len + 8, 0xcbf29ce484222325ULL) | 1;
-					w.counts[windows_slot(&w, k, m->partition, start + size)]++;
+					/* The slot first: inserting may move w.counts. */
+					size_t slot = windows_slot(&w, k, m->partition, start + size);
+					w.counts[slot]++;
 				}
 			}
 			rd_kafka_message_destroy(m);
