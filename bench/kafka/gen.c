@@ -4,6 +4,7 @@
  *
  *   gen -b BOOTSTRAP -t TOPIC -n N [--kind events|lines|bytes] [--seed S]
  *       [--keys K] [--zipf S] [--value-size BYTES] [--words-per-line W]
+ *       [--ts-step MS] [--ts-jitter MS]
  *
  * Kinds:
  *   events  JSON values shaped like bench/kafka/filter_map.stoat's Event
@@ -13,12 +14,18 @@
  *   lines   text lines of --words-per-line (default 10) lower-case words
  *           drawn from a vocabulary of --keys words; null keys (the word
  *           count's input);
- *   bytes   --value-size random bytes, keys "u<k>".
+ *   bytes   --value-size random bytes, keys "u<k>";
+ *   keyed   short text values "e<i>", keys "u<k>" (the windowed counts'
+ *           input: only the key and the timestamp matter).
  * --zipf S skews the draw of keys (and words) with exponent S (0, the
  * default, is uniform).  Keys partition with murmur2, as Java clients do;
  * null keys go round-robin over the partitions.  The same seed gives the
- * same records, byte for byte, timestamps included (2026-01-01 plus one
- * millisecond per record).
+ * same records, byte for byte, timestamps included: record i's timestamp
+ * is 2026-01-01 + i * --ts-step ms (default 1) minus a jitter drawn
+ * uniformly from [0, --ts-jitter] ms (default 0) with its own seeded
+ * generator, so records arrive a little out of order (at most the jitter
+ * behind the largest timestamp before them: the windowed scenarios keep it
+ * below their grace, so no record is late).
  *
  * Prints one line to stdout: "records N bytes B kept K words W" where K is
  * how many events filter_map keeps (amount >= 100) and W the number of
@@ -196,10 +203,12 @@ int main(int argc, char **argv)
 	uint64_t n = 0, seed = 1;
 	size_t keys = 100000, value_size = 1024, words_per_line = 10;
 	double zipf = 0;
+	int64_t ts_step = 1, ts_jitter = 0;
 	static const struct option longs[] = {
 		{ "kind", required_argument, 0, 'k' }, { "seed", required_argument, 0, 's' },
 		{ "keys", required_argument, 0, 'K' }, { "zipf", required_argument, 0, 'z' },
 		{ "value-size", required_argument, 0, 'v' }, { "words-per-line", required_argument, 0, 'w' },
+		{ "ts-step", required_argument, 0, 'S' }, { "ts-jitter", required_argument, 0, 'J' },
 		{ 0, 0, 0, 0 },
 	};
 	int c;
@@ -214,13 +223,18 @@ int main(int argc, char **argv)
 		case 'z': zipf = atof(optarg); break;
 		case 'v': value_size = strtoull(optarg, NULL, 10); break;
 		case 'w': words_per_line = strtoull(optarg, NULL, 10); break;
+		case 'S': ts_step = strtoll(optarg, NULL, 10); break;
+		case 'J': ts_jitter = strtoll(optarg, NULL, 10); break;
 		default: return 2;
 		}
 	}
 	bool events = !strcmp(kind, "events"), lines = !strcmp(kind, "lines"), bytes = !strcmp(kind, "bytes");
-	if (!bootstrap || !topic || n == 0 || keys == 0 || !(events || lines || bytes)) {
-		fprintf(stderr, "usage: gen -b BOOTSTRAP -t TOPIC -n N [--kind events|lines|bytes] [--seed S] "
-				"[--keys K] [--zipf S] [--value-size BYTES] [--words-per-line W]\n");
+	bool keyed = !strcmp(kind, "keyed");
+	if (!bootstrap || !topic || n == 0 || keys == 0 || !(events || lines || bytes || keyed) || ts_step < 0 ||
+	    ts_jitter < 0) {
+		fprintf(stderr, "usage: gen -b BOOTSTRAP -t TOPIC -n N [--kind events|lines|bytes|keyed] [--seed S] "
+				"[--keys K] [--zipf S] [--value-size BYTES] [--words-per-line W] "
+				"[--ts-step MS] [--ts-jitter MS]\n");
 		return 2;
 	}
 
@@ -257,18 +271,23 @@ int main(int argc, char **argv)
 	rd_kafka_metadata_destroy(md);
 
 	keyspace ks = keyspace_new(keys, zipf);
+	/* The jitter has its own generator: the records of the other kinds stay as they were. */
+	uint64_t ts_rng = seed ^ 0x5deece66dULL;
 	uint64_t rng = seed, kept = 0, words = 0, total_bytes = 0;
 	buffer value = { 0 };
 	char key[32], word[32];
 	for (uint64_t i = 0; i < n; i++) {
 		size_t key_len = 0;
 		const char *key_ptr = NULL;
-		if (events || bytes) {
+		if (events || bytes || keyed) {
 			key_len = (size_t)snprintf(key, sizeof key, "u%zu", keyspace_draw(&ks, &rng));
 			key_ptr = key;
 		}
 		if (events) {
 			kept += make_event(&value, &rng, i, keyspace_draw(&ks, &rng), value_size);
+		} else if (keyed) {
+			value.len = 0;
+			putf(&value, "e%" PRIu64, i);
 		} else if (lines) {
 			value.len = 0;
 			for (size_t w = 0; w < words_per_line; w++) {
@@ -285,13 +304,16 @@ int main(int argc, char **argv)
 			}
 		}
 		total_bytes += value.len + key_len;
+		int64_t ts = BASE_TIMESTAMP + (int64_t)i * ts_step;
+		if (ts_jitter > 0)
+			ts -= (int64_t)(next_u64(&ts_rng) % (uint64_t)(ts_jitter + 1));
 		int32_t partition = key_ptr ? RD_KAFKA_PARTITION_UA : (int32_t)(i % (uint64_t)partitions);
 		for (;;) {
 			rd_kafka_resp_err_t e = rd_kafka_producev(
 				rk, RD_KAFKA_V_RKT(rkt), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
 				RD_KAFKA_V_KEY(key_ptr, key_len), RD_KAFKA_V_VALUE(value.p, value.len),
 				RD_KAFKA_V_PARTITION(partition),
-				RD_KAFKA_V_TIMESTAMP(BASE_TIMESTAMP + (int64_t)i), RD_KAFKA_V_END);
+				RD_KAFKA_V_TIMESTAMP(ts), RD_KAFKA_V_END);
 			if (e == RD_KAFKA_RESP_ERR_NO_ERROR)
 				break;
 			if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL)

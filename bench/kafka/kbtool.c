@@ -10,11 +10,30 @@
  *   kbtool final  BOOTSTRAP TOPIC                 the same, but the table the topic ends
  *                                                 in: print "KEYS DIGEST" over each key's
  *                                                 last value (a key lives in one partition)
+ *   kbtool windows BOOTSTRAP TOPIC SIZE ADVANCE GRACE [final]
+ *                                                 the reference for a windowed count of the
+ *                                                 input TOPIC (keyed records, event time =
+ *                                                 record timestamp), computed here from the
+ *                                                 input alone: "WINDOWS DIGEST" as `final`
+ *                                                 prints it for the count's output topic
+ *                                                 (windowed keys, i64 counts); see below
  *
  * DIGEST is an order-independent digest of the records' keys and values
  * (the sum of a 64-bit hash of each), so a passthrough's output can be
  * compared with its input as a multiset; transaction markers and aborted
  * records are not counted (read_committed).
+ *
+ * `windows` follows Kafka Streams' time windows (TimeWindows.ofSizeAndGrace,
+ * in milliseconds; tumbling when ADVANCE = SIZE): a record at t belongs to
+ * every window [start, start + SIZE) with start a multiple of ADVANCE, start
+ * >= 0, start <= t < start + SIZE; per input partition (one task each, the
+ * count is by the record's own key) stream time is the largest timestamp
+ * seen so far, advanced before the record, and the record updates a window
+ * only if its end + GRACE > stream time.  The key on the wire is Kafka
+ * Streams' TimeWindowedSerializer's: key bytes + the start as 8 bytes big
+ * endian; the count is a LongSerde i64.  With `final` (emit on window close),
+ * only the windows closed at the end are expected: end + GRACE <= the
+ * partition's final stream time.
  *
  * The benchmark's records carry fixed timestamps (bench/micro/gen.py's, in
  * 2026), so its topics are created with retention.ms=-1 (time-based
@@ -209,8 +228,171 @@ static int count(const char *bootstrap, const char *topic, bool final)
 	return 0;
 }
 
+/* Counts per windowed key (by its hash), with the partition and end of each window. */
+typedef struct windows {
+	uint64_t *keys; /* hash of key + big-endian start, made odd; 0: empty */
+	int64_t *counts, *ends;
+	int32_t *partitions;
+	size_t cap, count;
+} windows;
+
+/* The slot of windowed key k, inserted with count 0 when new. */
+static size_t windows_slot(windows *w, uint64_t k, int32_t partition, int64_t end)
+{
+	if ((w->count + 1) * 2 > w->cap) {
+		windows old = *w;
+		w->cap = old.cap ? old.cap * 2 : 1024;
+		w->keys = calloc(w->cap, sizeof *w->keys);
+		w->counts = calloc(w->cap, sizeof *w->counts);
+		w->ends = calloc(w->cap, sizeof *w->ends);
+		w->partitions = calloc(w->cap, sizeof *w->partitions);
+		if (!w->keys || !w->counts || !w->ends || !w->partitions)
+			die("windows", "out of memory");
+		w->count = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.keys[i]) {
+				size_t slot = windows_slot(w, old.keys[i], old.partitions[i], old.ends[i]);
+				w->counts[slot] = old.counts[i];
+			}
+		free(old.keys);
+		free(old.counts);
+		free(old.ends);
+		free(old.partitions);
+	}
+	size_t i = (size_t)k & (w->cap - 1);
+	while (w->keys[i] && w->keys[i] != k)
+		i = (i + 1) & (w->cap - 1);
+	if (!w->keys[i]) {
+		w->keys[i] = k;
+		w->partitions[i] = partition;
+		w->ends[i] = end;
+		w->count++;
+	}
+	return i;
+}
+
+static void put_be64(unsigned char *p, int64_t v)
+{
+	for (int i = 7; i >= 0; i--, v = (int64_t)((uint64_t)v >> 8))
+		p[i] = (unsigned char)(v & 0xff);
+}
+
+/*
+ * The reference windowed count of the input topic (see the header): read it
+ * whole, read_committed, partition by partition in offset order (stream time
+ * is per partition, so the order across partitions does not matter).
+ */
+static int reference_windows(const char *bootstrap, const char *topic, int64_t size, int64_t advance, int64_t grace,
+			     bool final)
+{
+	char err[512];
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	set(conf, "bootstrap.servers", bootstrap);
+	set(conf, "group.id", "kbtool-windows");
+	set(conf, "enable.auto.commit", "false");
+	set(conf, "enable.partition.eof", "true");
+	set(conf, "isolation.level", "read_committed");
+	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+	if (!rk)
+		die("consumer", err);
+	rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topic, NULL);
+	const struct rd_kafka_metadata *md;
+	rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 0, rkt, &md, 10000);
+	if (e || md->topic_cnt != 1 || md->topics[0].err)
+		die(topic, rd_kafka_err2str(e ? e : md->topics[0].err));
+	int partitions = md->topics[0].partition_cnt;
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(partitions);
+	for (int p = 0; p < partitions; p++)
+		rd_kafka_topic_partition_list_add(l, topic, md->topics[0].partitions[p].id)->offset =
+			RD_KAFKA_OFFSET_BEGINNING;
+	rd_kafka_metadata_destroy(md);
+	rd_kafka_topic_destroy(rkt);
+	if (rd_kafka_assign(rk, l))
+		die(topic, "cannot assign");
+	rd_kafka_topic_partition_list_destroy(l);
+	int64_t *stream_time = malloc((size_t)partitions * sizeof *stream_time);
+	if (!stream_time)
+		die("windows", "out of memory");
+	for (int p = 0; p < partitions; p++)
+		stream_time[p] = -1;
+	rd_kafka_queue_t *q = rd_kafka_queue_get_consumer(rk);
+	rd_kafka_message_t *msgs[1000];
+	windows w = { 0 };
+	unsigned char *wkey = NULL;
+	size_t wkey_cap = 0;
+	uint64_t late = 0;
+	int eof_left = partitions;
+	while (eof_left > 0) {
+		ssize_t n = rd_kafka_consume_batch_queue(q, 1000, msgs, 1000);
+		for (ssize_t i = 0; i < n; i++) {
+			rd_kafka_message_t *m = msgs[i];
+			if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+				eof_left--;
+			} else if (m->err) {
+				die(topic, rd_kafka_message_errstr(m));
+			} else {
+				int64_t t = rd_kafka_message_timestamp(m, NULL);
+				if (t < 0 || !m->key || m->partition < 0 || m->partition >= partitions)
+					die(topic, "a record without a key or a timestamp");
+				int64_t *st = &stream_time[m->partition];
+				if (t > *st)
+					*st = t;
+				if (m->key_len + 8 > wkey_cap) {
+					wkey_cap = (m->key_len + 8) * 2;
+					if (!(wkey = realloc(wkey, wkey_cap)))
+						die("windows", "out of memory");
+				}
+				memcpy(wkey, m->key, m->key_len);
+				int64_t first = t - size + advance > 0 ? (t - size + advance) / advance * advance : 0;
+				for (int64_t start = first; start <= t; start += advance) {
+					if (start + size + grace <= *st) {
+						late++;
+						continue;
+					}
+					put_be64(wkey + m->key_len, start);
+					uint64_t k = hash(wkey, m->key_len + 8, 0xcbf29ce484222325ULL) | 1;
+					/* The slot first: inserting may move w.counts. */
+					size_t slot = windows_slot(&w, k, m->partition, start + size);
+					w.counts[slot]++;
+				}
+			}
+			rd_kafka_message_destroy(m);
+		}
+	}
+	rd_kafka_queue_destroy(q);
+	rd_kafka_consumer_close(rk);
+	rd_kafka_destroy(rk);
+	/* The digest `final` computes over the output: each windowed key's last value, an i64 count. */
+	uint64_t records = 0, digest = 0;
+	for (size_t i = 0; i < w.cap; i++) {
+		if (!w.keys[i] || (final && w.ends[i] + grace > stream_time[w.partitions[i]]))
+			continue;
+		unsigned char value[8];
+		put_be64(value, w.counts[i]);
+		uint64_t v = hash(value, sizeof value, w.keys[i]) | 1;
+		records++;
+		digest += hash(&v, sizeof v, w.keys[i]);
+	}
+	fprintf(stderr, "kbtool: windows: %" PRIu64 " (record, window) pairs late\n", late);
+	printf("%" PRIu64 " %016" PRIx64 "\n", records, digest);
+	free(w.keys);
+	free(w.counts);
+	free(w.ends);
+	free(w.partitions);
+	free(wkey);
+	free(stream_time);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if ((argc == 7 || (argc == 8 && !strcmp(argv[7], "final"))) && !strcmp(argv[1], "windows")) {
+		int64_t size = strtoll(argv[4], NULL, 10), advance = strtoll(argv[5], NULL, 10);
+		int64_t grace = strtoll(argv[6], NULL, 10);
+		if (size <= 0 || advance <= 0 || advance > size || grace < 0)
+			die("windows", "SIZE > 0, 0 < ADVANCE <= SIZE and GRACE >= 0 (milliseconds)");
+		return reference_windows(argv[2], argv[3], size, advance, grace, argc == 8);
+	}
 	if (argc >= 5 && !strcmp(argv[1], "create"))
 		return admin("create", argv[2], atoi(argv[3]), argv + 4, argc - 4);
 	if (argc >= 4 && !strcmp(argv[1], "delete"))
@@ -220,6 +402,6 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "final"))
 		return count(argv[2], argv[3], true);
 	fprintf(stderr, "usage: kbtool create BOOTSTRAP PARTITIONS TOPIC... | delete BOOTSTRAP TOPIC... | "
-			"count|final BOOTSTRAP TOPIC\n");
+			"count|final BOOTSTRAP TOPIC | windows BOOTSTRAP TOPIC SIZE ADVANCE GRACE [final]\n");
 	return 2;
 }
