@@ -391,6 +391,8 @@ source_opts
 			}
 		}
 	} expr {
+		/* It parsed after all (x y;): no syntax error follows to quiet. */
+		ps->quiet_next_syntax_error = false;
 		$$ = $1;
 		if (strcmp($2, "timestamp") == 0)
 			$$->timestamp = $4;
