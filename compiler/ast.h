@@ -103,6 +103,8 @@ struct Node {
 	int op;           /* N_UNARY, N_BINARY: BinOp; N_CALL: Builtin */
 	Node *fmt_key, *fmt_value; /* N_SOURCE, N_TO: N_FORMAT or NULL */
 	Node *policy;     /* N_SOURCE: on error <policy> (N_IDENT or N_STR) */
+	Node *timestamp;  /* N_SOURCE: timestamp <lambda>, the event-time extractor;
+	                     N_TO: the output timestamp; or NULL */
 	Node *place;      /* table N_SOURCE and N_STREAM_DEF: in <place> (N_IDENT) or NULL */
 	bool int_literal_overflow; /* N_INT: 9223372036854775808 (ival INT64_MIN) not negated: too large */
 	int depth;        /* expression nesting: 1 + the deepest child's (see MAX_EXPR_DEPTH) */

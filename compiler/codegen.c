@@ -625,6 +625,9 @@ static void emit_app(Gen *g, Printer *p)
 				pr(p, ", .flush = %s", plan_store_flush(g->plan, i)->cname);
 			if (st->in_memory)
 				pr(p, ", .in_memory = true");
+			/* Zero, the default, is left out (most apps have one sub-topology). */
+			if (st->node->subtopology)
+				pr(p, ", .subtopology = %d", st->node->subtopology);
 			pr(p, " }, /* %d */\n", i);
 		}
 		pr_dedent(p);
@@ -643,6 +646,8 @@ static void emit_app(Gen *g, Printer *p)
 		if (s->internal)
 			pr(p, ".internal = true, /* a repartition topic */\n");
 		pr(p, ".on_error = %s,\n", policy_enum(s->policy));
+		if (s->subtopology)
+			pr(p, ".subtopology = %d,\n", s->subtopology);
 		if (s->dlq_topic)
 			pr(p, ".dlq_topic = %s,\n", c_string(s->dlq_topic, strlen(s->dlq_topic)));
 		const Pipeline *pp = plan_entry(g->plan, s);

@@ -144,7 +144,23 @@ static void emit_sink(Gen *g, IrNode *n, CVar *k, CVar *v)
 	                g->source ? g->source->key : NULL, g->source ? g->source->key_format : FMT_BYTES);
 	emit_sink_bytes(g, "value", v, g->raw_value, g->raw_value_flag, n->val, n->value_format,
 	                g->source ? g->source->val : NULL, g->source ? g->source->value_format : FMT_BYTES);
-	pr(g->out, "stoat_emit(cx, %d, %s, key_bytes, value_bytes);\n", n->index, topic);
+	if (n->timestamp) {
+		/* The output's own timestamp; the record keeps its event time for what follows. */
+		bind_lambda(g, n->timestamp, k, v);
+		char *ts = hoist(g, ty_timestamp, emit_as(g, n->timestamp->a, ty_timestamp), true);
+		pr(g->out, "if (STOAT_UNLIKELY(%s < 0)) {\n", ts);
+		pr_indent(g->out);
+		pr(g->out, "stoat_error(cx, \"invalid output timestamp %%lld: a timestamp must not be negative\", (long long)%s);\n", ts);
+		pr(g->out, "%s;\n", fail_stmt(g));
+		pr_dedent(g->out);
+		pr(g->out, "}\n");
+		pr(g->out, "int64_t event_time = cx->timestamp;\n");
+		pr(g->out, "cx->timestamp = %s;\n", ts);
+		pr(g->out, "stoat_emit(cx, %d, %s, key_bytes, value_bytes);\n", n->index, topic);
+		pr(g->out, "cx->timestamp = event_time;\n");
+	} else {
+		pr(g->out, "stoat_emit(cx, %d, %s, key_bytes, value_bytes);\n", n->index, topic);
+	}
 	emit_error_check(g);
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
@@ -379,6 +395,36 @@ void emit_batch_loop_end(Printer *p, bool with_fail)
 	pr(p, "}\n\n");
 }
 
+/*
+ * A source's timestamp extractor: the record's event time into
+ * cx->timestamp.  A null or negative time fails the record under the
+ * source's policy, as Kafka Streams' default FailOnInvalidTimestamp does.
+ */
+static void emit_timestamp_extractor(Gen *g, IrNode *src, CVar *k, CVar *v)
+{
+	Node *lam = src->timestamp;
+	Type *t = lam->a->type == ty_nullable(ty_timestamp) ? lam->a->type : ty_timestamp;
+	pr(g->out, "/* timestamp (%s:%d) */\n", lam->span.file->path, lam->span.line);
+	bind_lambda(g, lam, k, v);
+	char *ts = hoist(g, t, emit_as(g, lam->a, t), true);
+	if (t != ty_timestamp) {
+		pr(g->out, "if (STOAT_UNLIKELY(!%s.has)) {\n", ts);
+		pr_indent(g->out);
+		pr(g->out, "stoat_error(cx, \"invalid timestamp null: the extractor gave no event time\");\n");
+		pr(g->out, "%s;\n", fail_stmt(g));
+		pr_dedent(g->out);
+		pr(g->out, "}\n");
+		ts = xasprintf("%s.v", ts);
+	}
+	pr(g->out, "if (STOAT_UNLIKELY(%s < 0)) {\n", ts);
+	pr_indent(g->out);
+	pr(g->out, "stoat_error(cx, \"invalid timestamp %%lld: an event time must not be negative\", (long long)%s);\n", ts);
+	pr(g->out, "%s;\n", fail_stmt(g));
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	pr(g->out, "cx->timestamp = %s;\n", ts);
+}
+
 /* The function a source's records enter by (pp, of the plan): decode, then the operators. */
 void emit_pipeline(Gen *g, const Pipeline *pp, Printer *p)
 {
@@ -400,6 +446,8 @@ void emit_pipeline(Gen *g, const Pipeline *pp, Printer *p)
 	} else {
 		emit_decode_var(g, src->key, src->key_format, "key", k->c);
 		emit_decode_var(g, src->val, src->value_format, "value", v->c);
+		if (src->timestamp)
+			emit_timestamp_extractor(g, src, k, v);
 		Printer rest;
 		Printer *saved = begin_sub(g, &rest, 0);
 		emit_children(g, src, k, v);

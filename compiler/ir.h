@@ -78,6 +78,8 @@ struct IrNode {
 	IrNode *peer;       /* internal: the source of a sink, the sink of a source */
 	Policy policy;      /* IR_SOURCE */
 	char *dlq_topic;    /* IR_SOURCE with POLICY_DLQ */
+	Node *timestamp;    /* IR_SOURCE: the event-time extractor; IR_SINK: the
+	                       output timestamp (lambdas over k, v); or NULL */
 	int index;          /* position among sources / sinks */
 };
 

@@ -101,6 +101,10 @@ Type *check_lambda_typed(Sema *sema, Node *lam, int n_allowed, const int *counts
 
 /* sema_stream.c: the items of a file that make the topology */
 void check_source(Sema *sema, Node *it);
+
+/* sema_window.c */
+void check_timestamp_extractor(Sema *sema, Node *it, IrNode *src);
+void check_output_timestamp(Sema *sema, Node *to, IrNode *parent, IrNode *sink);
 void check_stream_def(Sema *sema, Node *it);
 void check_statement(Sema *sema, Node *it);
 void check_split(Sema *sema, Node *it);

@@ -223,6 +223,8 @@ static IrNode *check_sink(Sema *sema, IrNode *parent, Node *to)
 		check_format(to->fmt_key, sink->key_format, parent->key, "key");
 	if (to->fmt_value && parse_format(to->fmt_value, &sink->value_format))
 		check_format(to->fmt_value, sink->value_format, parent->val, "value");
+	if (to->timestamp)
+		check_output_timestamp(sema, to, parent, sink);
 	return sink;
 }
 
@@ -916,6 +918,8 @@ void check_source(Sema *sema, Node *it)
 	src->policy = it->policy ? parse_policy(it->policy) : POLICY_DEFAULT;
 	if (src->policy == POLICY_DLQ)
 		src->dlq_topic = xstrndup(it->policy->str, it->policy->len);
+	if (it->timestamp)
+		check_timestamp_extractor(sema, it, src);
 	if (it->ival)
 		check_table_source(sema, it, src);
 	define_stream(sema, it->name, it->name_span, src, true);

@@ -13,6 +13,9 @@ typedef void *yyscan_t;
 typedef struct ParseState {
 	SourceFile *src;
 	File *file;
+	/* A word after a source that is not "timestamp" was reported as a
+	 * missing ';': the syntax error that follows it says nothing more. */
+	bool quiet_next_syntax_error;
 } ParseState;
 }
 
@@ -107,6 +110,7 @@ static Node *mk_binary(ParseState *ps, int op, Node *a, Node *b, YYLTYPE loc)
 }
 
 static void yyerror(YYLTYPE *loc, yyscan_t scanner, ParseState *ps, const char *msg);
+static Span span_before(SourceFile *src, Span at);
 }
 
 %define api.pure full
@@ -142,7 +146,7 @@ static void yyerror(YYLTYPE *loc, yyscan_t scanner, ParseState *ps, const char *
 %token LE "<=" GE ">=" ELLIPSIS "..."
 
 %type <node> item app_decl settings setting setting_value type_decl field_decls
-%type <node> field_decl type source_decl source_opts format_spec format_name
+%type <node> field_decl type source_decl source_opts format_spec format_name out_timestamp
 %type <node> policy stream_def extern_decl params param_list param extern_opts
 %type <node> stmt branches branch expr postfix primary expr_list args step
 %type <node> record_inits record_init_list record_init placement
@@ -152,7 +156,7 @@ static void yyerror(YYLTYPE *loc, yyscan_t scanner, ParseState *ps, const char *
 %precedence ELSE
 %precedence PIPE
 %precedence TO
-%precedence FORMAT
+%precedence FORMAT IDENT /* to ... format ... and to ... timestamp ...: the nearest to takes them */
 %right COALESCE
 %left OR
 %left AND
@@ -368,6 +372,30 @@ source_opts
 		if (strcmp($3, "error") != 0)
 			error_hint(SPAN(@3), "write 'on error <policy>'", "expected 'error' after 'on'");
 		$$->policy = $4;
+	}
+	| source_opts IDENT {
+		/*
+		 * timestamp <lambda>: "timestamp" is a type name, so an IDENT here.
+		 * Another word on a later line is most likely the next statement
+		 * after a forgotten ';': say so, as a syntax error would.
+		 */
+		if (strcmp($2, "timestamp") != 0) {
+			Span prev = span_before(ps->src, SPAN(@2));
+			if (prev.line > 0 && prev.line < @2.first_line) {
+				diag_at(DIAG_ERROR, prev, "every declaration and statement ends with ';'",
+				        "syntax error: expected ';' at the end of the line, found identifier on the next");
+				ps->quiet_next_syntax_error = true;
+			} else {
+				error_hint(SPAN(@2), "write 'timestamp v => v.field' or 'on error <policy>'",
+				           "unexpected '%s' in a source", $2);
+			}
+		}
+	} expr {
+		/* It parsed after all (x y;): no syntax error follows to quiet. */
+		ps->quiet_next_syntax_error = false;
+		$$ = $1;
+		if (strcmp($2, "timestamp") == 0)
+			$$->timestamp = $4;
 	}
 	;
 
@@ -596,6 +624,36 @@ step
 		}
 		NEST($$, @1);
 	}
+	| TO expr out_timestamp %prec TO {
+		$$ = mk(ps, N_TO, @$);
+		$$->a = $2;
+		$$->timestamp = $3;
+		$$->name_span = SPAN(@1);
+		NEST($$, @1);
+	}
+	| TO expr FORMAT format_spec out_timestamp %prec TO {
+		$$ = mk(ps, N_TO, @$);
+		$$->a = $2;
+		$$->timestamp = $5;
+		$$->name_span = SPAN(@1);
+		if ($4->kind == N_TUPLE) {
+			$$->fmt_key = $4->a;
+			$$->fmt_value = $4->b;
+		} else {
+			$$->fmt_value = $4;
+		}
+		NEST($$, @1);
+	}
+	;
+
+/* to "t" timestamp (k, v) => ...: "timestamp" is a type name, so an IDENT. */
+out_timestamp
+	: IDENT expr %prec TO {
+		$$ = $2;
+		if (strcmp($1, "timestamp") != 0)
+			error_hint(SPAN(@1), "write 'timestamp (k, v) => ...' to set the output timestamp",
+			           "unexpected '%s' after 'to'", $1);
+	}
 	;
 
 postfix
@@ -764,6 +822,10 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Pars
 	yysymbol_kind_t expected[MAX_EXPECTED];
 	int n = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
 	yysymbol_kind_t unexpected = yypcontext_token(ctx);
+	if (ps->quiet_next_syntax_error) {
+		ps->quiet_next_syntax_error = false;
+		return 0;
+	}
 	char msg[512];
 	size_t len = 0;
 	msg[0] = '\0';
