@@ -148,27 +148,24 @@ rd_kafka_t *kafka_new_producer(stoat_kafka *k, bool transactional)
 		  kafka_conf_set(conf, k->prog, "topic.metadata.refresh.interval.ms", "10000");
 	if (ok && transactional) {
 		/*
-		 * The transaction timeout must outlast a broker restart.  A
-		 * transaction coordinator that comes back after a crash aborts
-		 * the transactions that timed out meanwhile as soon as it has
-		 * loaded them, before its broker has rejoined the cluster; the
-		 * output partitions have no leader then, and Kafka (4.4 here)
-		 * takes that for deleted topics and skips their abort markers
-		 * ("Couldn't find leader endpoint for partitions ... likely
-		 * deleted already and hence can be skipped", the skip added by
-		 * KAFKA-5202).  The aborted records stay open in the partitions,
-		 * and the next transaction of the same producer id (this
-		 * instance, restarted or with its producer replaced) commits
-		 * them with its own: every record of the aborted transaction
-		 * appears twice to read_committed readers.  Transactions still
-		 * running when the coordinator comes back are aborted by our
-		 * InitProducerId or go on, once the broker serves requests
-		 * again, with every marker written.  10 s, Kafka Streams'
-		 * value, is shorter than a broker restart; 60 s is the Java
-		 * producer's default (and our changelog rebuild's).
+		 * 10 s, Kafka Streams' value: a transaction left open by an
+		 * instance that died holds back read_committed readers and the
+		 * instance taking over its partitions until it times out.  It is
+		 * shorter than a broker restart, and a transaction coordinator
+		 * that comes back after a crash aborts the transactions that
+		 * timed out meanwhile as soon as it has loaded them, before its
+		 * broker has rejoined the cluster; Kafka (4.4 here) then takes
+		 * the leaderless output partitions for deleted topics and skips
+		 * their abort markers ("Couldn't find leader endpoint for
+		 * partitions ... likely deleted already and hence can be
+		 * skipped", KAFKA-5202), and the next transaction of the same
+		 * producer id commits the aborted records with its own:
+		 * duplicates.  Where brokers restart slower than that, raise it
+		 * (-X producer.transaction.timeout.ms=60000, which our fault
+		 * injection tests do): docs/kafka-driver.md.
 		 */
 		ok = kafka_conf_set(conf, k->prog, "transactional.id", k->transactional_id) &&
-		     kafka_conf_set(conf, k->prog, "transaction.timeout.ms", "60000");
+		     kafka_conf_set(conf, k->prog, "transaction.timeout.ms", "10000");
 	} else if (ok && k->one_off) {
 		/* load: a cluster that goes away is an error, not a wait. */
 		ok = kafka_conf_set(conf, k->prog, "message.timeout.ms", "120000");
