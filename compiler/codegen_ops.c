@@ -326,6 +326,7 @@ void emit_node(Gen *g, IrNode *n, CVar *k, CVar *v)
 	case IR_SOURCE:
 	case IR_BRANCH:
 	case IR_GROUP:
+	case IR_WINDOW:
 	case IR_TO_STREAM:
 		emit_children(g, n, k, v);
 		break;
