@@ -630,6 +630,9 @@ static void emit_app(Gen *g, Printer *p)
 				pr(p, ", .flush = %s", plan_store_flush(g->plan, i)->cname);
 			if (st->in_memory)
 				pr(p, ", .in_memory = true");
+			if (st->window)
+				pr(p, ", .kind = STOAT_STORE_WINDOW, .retention_ms = %lld, .segment_ms = %lld%s",
+				   (long long)st->retention_ms, (long long)st->segment_ms, st->time_index ? ", .time_index = true" : "");
 			/* Zero, the default, is left out (most apps have one sub-topology). */
 			if (st->node->subtopology)
 				pr(p, ", .subtopology = %d", st->node->subtopology);

@@ -147,8 +147,13 @@ void emit_table_source(Gen *g, IrNode *src, CVar *k, CVar *v);
 void emit_change_source(Gen *g, IrNode *src, CVar *k);
 void emit_store_after(Gen *g, const Pipeline *pp, Printer *p);
 void emit_store_flush(Gen *g, const Pipeline *pp, Printer *p);
+void emit_stream_fold(Gen *g, IrNode *n, Node *adder, CVar *kv, CVar *vv, const char *old, const char *nv);
+char *present_guard(Type *kt, CVar *k, Type *vt, CVar *v);
+void emit_dropped_else(Gen *g, const char *why);
 
 /* codegen_window.c */
+void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);
+void emit_window_flush(Gen *g, const Pipeline *pp, Printer *p);
 void emit_window_close(Gen *g, const Pipeline *pp, Printer *p);
 
 /* codegen_serde.c */

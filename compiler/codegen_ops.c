@@ -449,6 +449,8 @@ void emit_pipeline(Gen *g, const Pipeline *pp, Printer *p)
 		emit_decode_var(g, src->val, src->value_format, "value", v->c);
 		if (src->timestamp)
 			emit_timestamp_extractor(g, src, k, v);
+		if (pp->observe_time) /* Kafka Streams: stream time moves before the record is processed */
+			pr(g->out, "(void)stoat_observe_time(cx, cx->timestamp);\n");
 		Printer rest;
 		Printer *saved = begin_sub(g, &rest, 0);
 		emit_children(g, src, k, v);
