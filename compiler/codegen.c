@@ -574,6 +574,9 @@ static void emit_prototypes(Gen *g, Printer *p)
 			pr(p, "static bool %s(stoat_ctx *cx, %s key, %s old_v, %s new_v);\n", pp->cname, type_c(n->key),
 			   type_c(ty_nullable(n->val)), type_c(ty_nullable(n->val)));
 			any = true;
+		} else if (pp->kind == PIPE_WINDOW_CLOSE) {
+			pr(p, "static bool %s(stoat_ctx *cx);\n", pp->cname);
+			any = true;
 		}
 	}
 	if (any)

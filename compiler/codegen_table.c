@@ -456,7 +456,6 @@ static void emit_regroup(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
 	pr(g->out, "}\n");
 }
 
-static void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v);
 
 /*
  * filter / filter_not on a table: each of the change's values is kept if
@@ -567,7 +566,7 @@ static void emit_change_node(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_
 }
 
 /* Like emit_children, for the nodes downstream of a table. */
-static void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
+void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
 {
 	bool tail = g->tail;
 	for (int i = 0; i < n->nchildren; i++) {

@@ -112,6 +112,14 @@ void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, 
 	pr(g->out, "cx->timestamp = ts%d;\n", id);
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
+	const Pipeline *close = plan_window_close(g->plan, n->store);
+	if (close) {
+		/* Emit final: the windows this record's stream time closed. */
+		pr(g->out, "bool closed%d = %s(cx);\n", id, close->cname);
+		pr(g->out, "cx->timestamp = ts%d;\n", id);
+		pr(g->out, "if (!closed%d)\n", id);
+		pr_nested(g->out, "%s;\n", fail_stmt(g));
+	}
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
 	if (*guard)
@@ -163,16 +171,91 @@ void emit_window_flush(Gen *g, const Pipeline *pp, Printer *p)
 	emit_batch_loop_end(p, true);
 }
 
+/* The metadata key of a window store's "emitted up to" (00 starts the store's own keys). */
+static const char emitted_key[] = "\\0emitted-up-to";
+enum { EMITTED_KEY_LEN = 14 };
+
 /*
- * close_<store>: emit final's closed windows through the store's
- * downstream operators.  The plan refuses emit final before code
- * generation (plan.c:plan_windows_supported) until it is written.
+ * close_<store>: emit final.  Every window whose end + grace <= stream
+ * time and which was not emitted before goes once through the store's
+ * downstream operators, in end, key, start order (a scan of the store,
+ * stoat_window_fetch_ended: nothing is kept per window in memory), with
+ * its largest timestamp.  "Emitted up to" (the last scan's bound) is
+ * kept in the store under a metadata key, so a restart or a move to
+ * another instance never emits a window twice; expiry runs only at the
+ * commit, after the scans, so no closed window is lost when stream time
+ * jumps (as Kafka Streams' onWindowClose loses them).  Called by the
+ * pipeline after each record's update; returns false when the record
+ * failed.
  */
 void emit_window_close(Gen *g, const Pipeline *pp, Printer *p)
 {
-	(void)g;
-	(void)p;
-	(void)pp;
 	assert(pp->kind == PIPE_WINDOW_CLOSE);
-	assert(!"emit final is not yet generated");
+	Store *st = &g->topo->stores[pp->store];
+	IrNode *n = st->node;
+	const WindowSpec *w = n->window;
+	assert(w->kind == WIN_TUMBLING || w->kind == WIN_HOPPING);
+	Type *inner = n->key->rec->fields[0].type;
+	const char *vt = type_c(ty_nullable(n->val));
+	Printer body;
+	pr_init(&body);
+	body.indent = 2;
+	/* Not a segment: a failure jumps to fail (which closes the scan), a skip goes to the next window. */
+	reset_function(g, &body, false);
+	CVar *key = cvar("key"), *old_v = cvar("old_v"), *new_v = cvar("new_v");
+	emit_change_children(g, n, key, old_v, new_v);
+	char *key_read = need(g, H_STORE_KEY_READ, inner, FMT_JSON);
+
+	pr(p, "/*\n * Window store %s (%s:%d), emit final: the windows that closed\n", st->name, n->span.file->path,
+	   n->span.line);
+	pr(p, " * since the last scan, once each, through what follows.  Returns false\n");
+	pr(p, " * when the record failed.\n */\n");
+	pr(p, "static bool %s(stoat_ctx *cx)\n{\n", pp->cname);
+	pr_indent(p);
+	pr(p, "const stoat_str emitted_key = { .ptr = \"%s\", .len = %d };\n", emitted_key, EMITTED_KEY_LEN);
+	pr(p, "int64_t after = -1; /* no window emitted yet (every end is above 0) */\n");
+	pr(p, "stoat_str emitted;\n");
+	pr(p, "if (stoat_store_get(cx, %d, emitted_key, &emitted) && !stoat_decode_be64(cx, emitted, &after))\n",
+	   n->store);
+	pr_nested(p, "return false;\n");
+	pr(p, "if (STOAT_UNLIKELY(cx->error))\n");
+	pr_nested(p, "return false;\n");
+	pr(p, "int64_t upto = *cx->stream_time - %lld;\n", (long long)w->grace);
+	pr(p, "/* Windows end at the size plus a multiple of the advance: scan only once the next such end has closed. */\n");
+	pr(p, "int64_t next = after < %lld ? %lld : after + %lld - (after - %lld) %% %lld;\n", (long long)w->size,
+	   (long long)w->size, (long long)w->advance, (long long)w->size, (long long)w->advance);
+	pr(p, "if (next > upto)\n");
+	pr_nested(p, "return true;\n");
+	pr(p, "stoat_window_iter *it = stoat_window_fetch_ended(cx, %d, after, upto);\n", n->store);
+	pr(p, "if (STOAT_UNLIKELY(cx->error))\n");
+	pr_nested(p, "goto fail;\n");
+	pr(p, "stoat_str inner, value;\n%s key;\n", type_c(n->key));
+	pr(p, "while (stoat_window_next(it, &inner, &key.%s, &key.%s, &value)) {\n", c_field("start"), c_field("end"));
+	pr_indent(p);
+	pr(p, "%s old_v = { .has = false }, new_v = { .has = true };\n", vt);
+	pr(p, "int64_t ts;\n");
+	pr(p, "if (!%s(cx, inner, &key.%s))\n", key_read, c_field("key"));
+	pr_nested(p, "goto fail;\n");
+	emit_window_value_read(g, p, n, "value", "ts", "new_v.v", "goto fail");
+	pr(p, "cx->timestamp = ts;\n");
+	CVar *params[] = { old_v };
+	emit_unused_params(p, params, 1);
+	if (body.buf)
+		pr_raw(p, body.buf, body.len);
+	pr_dedent(p);
+	pr(p, "}\n");
+	pr(p, "if (STOAT_UNLIKELY(cx->error))\n");
+	pr_nested(p, "goto fail;\n");
+	pr(p, "stoat_window_iter_close(it);\n");
+	pr(p, "cx->value_buf.len = 0;\nstoat_buf_put_be64(&cx->value_buf, upto);\n");
+	pr(p, "(void)stoat_store_put(cx, %d, emitted_key, stoat_buf_str(&cx->value_buf));\n", n->store);
+	pr(p, "return !cx->error;\n");
+	pr_dedent(p);
+	pr(p, "fail:\n");
+	pr_indent(p);
+	pr(p, "stoat_window_iter_close(it);\n");
+	pr(p, "return false;\n");
+	pr_dedent(p);
+	pr(p, "}\n\n");
+	pr_free(&body);
 }

@@ -541,9 +541,6 @@ static void plan_windows_supported(const Topology *t)
 			error_hint(w->span, "tumbling and hopping windows work; sliding and session windows are next",
 			           "%s windows are not yet supported by code generation",
 			           w->kind == WIN_SLIDING ? "sliding" : "session");
-		else if (w->emit_final)
-			error_hint(w->span, "write emit changes (the default) for now",
-			           "emit final is not yet supported by code generation");
 	}
 }
 
