@@ -37,7 +37,7 @@ static bool is_kind_word(const char *name)
 	       strcmp(name, "session") == 0;
 }
 
-/* The window's kind from its first argument (tumbling D, ...); false after reporting it. */
+/* The window's kind from its kind argument (tumbling D, ...); false after reporting a malformed one. */
 static bool window_kind(Node *arg, WindowSpec *w)
 {
 	const char *word = arg->c ? arg->c->name : NULL;
@@ -55,16 +55,15 @@ static bool window_kind(Node *arg, WindowSpec *w)
 		w->kind = WIN_SESSION;
 		w->gap = arg->a->ival;
 	} else {
-		const char *hint = "write tumbling 1m, hopping 5m every 1m, sliding 30s or session gap 5m";
-		if (strcmp(arg->name, "tumbling") == 0)
-			hint = "write tumbling 1m (one duration: the size)";
-		else if (strcmp(arg->name, "hopping") == 0)
-			hint = "write hopping 5m every 1m (the size, then the advance)";
-		else if (strcmp(arg->name, "sliding") == 0)
-			hint = "write sliding 30s (the maximum time difference)";
-		else if (strcmp(arg->name, "session") == 0)
-			hint = "write session gap 5m (the inactivity gap)";
-		error_hint(arg->span, hint, "window(...) starts with the kind of window");
+		static const struct { const char *kind, *message, *hint; } shapes[] = {
+			{ "tumbling", "a tumbling window takes one duration, its size", "write tumbling 1m" },
+			{ "hopping", "a hopping window takes its size, then 'every' and its advance", "write hopping 5m every 1m" },
+			{ "sliding", "a sliding window takes one duration, the maximum time difference", "write sliding 30s" },
+			{ "session", "a session window takes 'gap' and the inactivity gap", "write session gap 5m" },
+		};
+		for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+			if (strcmp(arg->name, shapes[i].kind) == 0)
+				error_hint(arg->span, shapes[i].hint, "%s", shapes[i].message);
 		return false;
 	}
 	return true;
