@@ -66,6 +66,10 @@ typedef enum NodeKind {
 	N_OP,           /* name(list), a pipeline step */
 	N_TO,           /* to a (N_STR topic or lambda) [format ...] */
 	N_FORMAT,       /* a format name (name) */
+	N_WINDOW_ARG,   /* window(...)'s argument: name [a] [c b] or name c [a]: a word
+	                   (name), durations a, b (N_DURATION), a second word c
+	                   (N_IDENT): tumbling 1m, hopping 5m every 1m, session gap 5m,
+	                   grace 10s, emit final */
 } NodeKind;
 
 /* Binary operators (stored in Node.op). */

@@ -423,13 +423,14 @@ static Printer *new_chunk(Chunk **chunks, int *nchunks)
  */
 static void emit_functions(Gen *g, Chunk **chunks, int *nchunks)
 {
-	static const char *const sections[PIPE_STORE_FLUSH + 1] = {
+	static const char *const sections[PIPE_WINDOW_CLOSE + 1] = {
 		[PIPE_SEGMENT] = "/* ---- Merge segments ---------------------------------------------------- */\n\n",
 		[PIPE_SOURCE] = "/* ---- Pipelines --------------------------------------------------------- */\n\n",
 		[PIPE_STORE_AFTER] = "/* ---- Table updates ------------------------------------------------------ */\n\n",
 		[PIPE_STORE_FLUSH] = NULL, /* follows its store's after_ */
+		[PIPE_WINDOW_CLOSE] = "/* ---- Closed windows ----------------------------------------------------- */\n\n",
 	};
-	bool started[PIPE_STORE_FLUSH + 1] = { false };
+	bool started[PIPE_WINDOW_CLOSE + 1] = { false };
 	for (int i = 0; i < g->plan->npipelines; i++) {
 		const Pipeline *pp = &g->plan->pipelines[i];
 		if (sections[pp->kind] && !started[pp->kind])
@@ -441,6 +442,7 @@ static void emit_functions(Gen *g, Chunk **chunks, int *nchunks)
 		case PIPE_SOURCE: emit_pipeline(g, pp, out); break;
 		case PIPE_STORE_AFTER: emit_store_after(g, pp, out); break;
 		case PIPE_STORE_FLUSH: emit_store_flush(g, pp, out); break;
+		case PIPE_WINDOW_CLOSE: emit_window_close(g, pp, out); break;
 		}
 		/* flush_ has no operators of its own, so no #line into the .stoat file. */
 		(*chunks)[*nchunks - 1].has_line = pp->kind != PIPE_STORE_FLUSH && g->wrote_line;
@@ -485,6 +487,9 @@ static void describe_node(Printer *p, const Plan *plan, IrNode *n, IrNode *from,
 		break;
 	case IR_GROUP:
 		pr(p, "group%s", n->group_table ? " (table)" : "");
+		break;
+	case IR_WINDOW:
+		pr(p, "window %s", window_text(n->window));
 		break;
 	default:
 		pr(p, "%s%s", n->table && n->kind != IR_AGGREGATE && n->kind != IR_TO_TABLE ? "table " : "",
@@ -569,6 +574,9 @@ static void emit_prototypes(Gen *g, Printer *p)
 			pr(p, "static bool %s(stoat_ctx *cx, %s key, %s old_v, %s new_v);\n", pp->cname, type_c(n->key),
 			   type_c(ty_nullable(n->val)), type_c(ty_nullable(n->val)));
 			any = true;
+		} else if (pp->kind == PIPE_WINDOW_CLOSE) {
+			pr(p, "static bool %s(stoat_ctx *cx);\n", pp->cname);
+			any = true;
 		}
 	}
 	if (any)
@@ -625,6 +633,9 @@ static void emit_app(Gen *g, Printer *p)
 				pr(p, ", .flush = %s", plan_store_flush(g->plan, i)->cname);
 			if (st->in_memory)
 				pr(p, ", .in_memory = true");
+			if (st->window)
+				pr(p, ", .kind = STOAT_STORE_WINDOW, .retention_ms = %lld, .segment_ms = %lld%s",
+				   (long long)st->retention_ms, (long long)st->segment_ms, st->time_index ? ", .time_index = true" : "");
 			/* Zero, the default, is left out (most apps have one sub-topology). */
 			if (st->node->subtopology)
 				pr(p, ", .subtopology = %d", st->node->subtopology);

@@ -10,6 +10,7 @@
  * codegen_serde.c  helpers: JSON readers and writers, decoders, encoders,
  *                  indexing; the helper registry and its output
  * codegen_store.c  the store key and value codecs, from one layout table
+ * codegen_window.c windowed aggregations and the pipelines after window stores
  *
  * The public entry point stays codegen.h.
  */
@@ -146,6 +147,15 @@ void emit_table_source(Gen *g, IrNode *src, CVar *k, CVar *v);
 void emit_change_source(Gen *g, IrNode *src, CVar *k);
 void emit_store_after(Gen *g, const Pipeline *pp, Printer *p);
 void emit_store_flush(Gen *g, const Pipeline *pp, Printer *p);
+void emit_stream_fold(Gen *g, IrNode *n, Node *adder, CVar *kv, CVar *vv, const char *old, const char *nv);
+char *present_guard(Type *kt, CVar *k, Type *vt, CVar *v);
+void emit_dropped_else(Gen *g, const char *why);
+void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v);
+
+/* codegen_window.c */
+void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);
+void emit_window_flush(Gen *g, const Pipeline *pp, Printer *p);
+void emit_window_close(Gen *g, const Pipeline *pp, Printer *p);
 
 /* codegen_serde.c */
 char *helper_name(HelperKind kind, Type *t, Format f);

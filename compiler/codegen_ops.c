@@ -326,6 +326,7 @@ void emit_node(Gen *g, IrNode *n, CVar *k, CVar *v)
 	case IR_SOURCE:
 	case IR_BRANCH:
 	case IR_GROUP:
+	case IR_WINDOW:
 	case IR_TO_STREAM:
 		emit_children(g, n, k, v);
 		break;
@@ -448,6 +449,8 @@ void emit_pipeline(Gen *g, const Pipeline *pp, Printer *p)
 		emit_decode_var(g, src->val, src->value_format, "value", v->c);
 		if (src->timestamp)
 			emit_timestamp_extractor(g, src, k, v);
+		if (pp->observe_time) /* Kafka Streams: stream time moves before the record is processed */
+			pr(g->out, "(void)stoat_observe_time(cx, cx->timestamp);\n");
 		Printer rest;
 		Printer *saved = begin_sub(g, &rest, 0);
 		emit_children(g, src, k, v);

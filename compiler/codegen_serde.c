@@ -32,6 +32,9 @@ char *need(Gen *g, HelperKind kind, Type *t, Format f)
 		if (g->helpers[i].kind == kind && g->helpers[i].type == t &&
 		    ((kind != H_DECODE && kind != H_ENCODE) || g->helpers[i].format == f))
 			return helper_name(kind, t, f);
+	/* A windowed key in a binary format calls its inner key's encoder, defined first. */
+	if (kind == H_ENCODE && f != FMT_JSON && type_strip(t)->kind == TY_RECORD && type_strip(t)->rec->windowed)
+		need(g, H_ENCODE, type_strip(t)->rec->fields[0].type, f);
 	g->helpers = xrealloc(g->helpers, sizeof *g->helpers * (size_t)(g->nhelpers + 1));
 	g->helpers[g->nhelpers++] = (Helper){ kind, t, f };
 	/* Dependencies. */
@@ -306,6 +309,21 @@ static void emit_encode(Printer *p, Type *t, Format f)
 		src = "(&v->v)";
 	}
 	static const char *be_put[] = { [FMT_I32] = "be32", [FMT_I64] = "be64", [FMT_F64] = "be_f64" };
+	Type *s = type_strip(t);
+	if (f != FMT_JSON && s->kind == TY_RECORD && s->rec->windowed) {
+		/* Kafka Streams' TimeWindowedSerializer: the inner key's bytes, then the start (8 bytes big-endian). */
+		pr(p, "stoat_str inner;\nif (!%s(cx, b, &%s->%s, &inner))\n", helper_name(H_ENCODE, s->rec->fields[0].type, f),
+		   src, c_field("key"));
+		pr_nested(p, "return false;\n");
+		pr(p, "if (inner.ptr != b->data) {\n");
+		pr_nested(p, "b->len = 0;\n");
+		pr_nested(p, "stoat_buf_put(b, inner.ptr, inner.len);\n");
+		pr(p, "}\n");
+		pr(p, "stoat_buf_put_be64(b, %s->%s);\n*out = stoat_buf_str(b);\nreturn true;\n", src, c_field("start"));
+		pr_dedent(p);
+		pr(p, "}\n\n");
+		return;
+	}
 	switch (f) {
 	case FMT_TEXT:
 	case FMT_BYTES:

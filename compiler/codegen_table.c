@@ -106,7 +106,7 @@ static void bind_folder(Gen *g, Node *fn, bool is_reduce, CVar *k, CVar *v, CVar
  * The condition under which a key-value pair of types kt and vt has
  * neither a null key nor a null value ("" when neither can be null).
  */
-static char *present_guard(Type *kt, CVar *k, Type *vt, CVar *v)
+char *present_guard(Type *kt, CVar *k, Type *vt, CVar *v)
 {
 	bool nk = kt->kind == TY_NULLABLE, nv = vt->kind == TY_NULLABLE;
 	if (nk && nv)
@@ -119,7 +119,7 @@ static char *present_guard(Type *kt, CVar *k, Type *vt, CVar *v)
 }
 
 /* Closes the if of present_guard: the pair is dropped as Kafka Streams drops it. */
-static void emit_dropped_else(Gen *g, const char *why)
+void emit_dropped_else(Gen *g, const char *why)
 {
 	pr_dedent(g->out);
 	pr(g->out, "} else {\n");
@@ -128,27 +128,13 @@ static void emit_dropped_else(Gen *g, const char *why)
 }
 
 /*
- * count / reduce / aggregate of a grouped stream: read the key's current
- * value from the store, fold the record in, write it back, and pass the
- * change (old and new value) on to the store's downstream.  `in` is the
- * grouped stream the record comes from (one of several after cogroup) and
- * `adder` its function.  Records with a null key or value are ignored, as
- * in Kafka Streams.
+ * Folds a grouped stream's record (key kv, value vv) into an aggregate:
+ * declares nv (of n's value type) from old (a V? C variable: the current
+ * aggregate, has false for none) with count's increment, reduce's adder
+ * (the first value as it is) or aggregate's (from the initial value).
  */
-static void emit_stream_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v)
+void emit_stream_fold(Gen *g, IrNode *n, Node *adder, CVar *kv, CVar *vv, const char *old, const char *nv)
 {
-	Type *kt = in->key, *vt = in->val;
-	char *guard = present_guard(kt, k, vt, v);
-	if (*guard) {
-		pr(g->out, "if (%s) {\n", guard);
-		pr_indent(g->out);
-	}
-	CVar *kv = kt->kind == TY_NULLABLE ? cvar_part(k, ".v") : k;
-	CVar *vv = vt->kind == TY_NULLABLE ? cvar_part(v, ".v") : v;
-	pr(g->out, "{\n");
-	pr_indent(g->out);
-	emit_store_read(g, n, kv);
-	char *old = xasprintf("old%d", n->id), *nv = xasprintf("v%d", n->id);
 	CVar *acc = cvar(xasprintf("%s.v", old));
 	pr(g->out, "%s %s;\n", type_c(n->val), nv);
 	switch (n->agg_kind) {
@@ -188,6 +174,31 @@ static void emit_stream_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CV
 		break;
 	}
 	}
+}
+
+/*
+ * count / reduce / aggregate of a grouped stream: read the key's current
+ * value from the store, fold the record in, write it back, and pass the
+ * change (old and new value) on to the store's downstream.  `in` is the
+ * grouped stream the record comes from (one of several after cogroup) and
+ * `adder` its function.  Records with a null key or value are ignored, as
+ * in Kafka Streams.
+ */
+static void emit_stream_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v)
+{
+	Type *kt = in->key, *vt = in->val;
+	char *guard = present_guard(kt, k, vt, v);
+	if (*guard) {
+		pr(g->out, "if (%s) {\n", guard);
+		pr_indent(g->out);
+	}
+	CVar *kv = kt->kind == TY_NULLABLE ? cvar_part(k, ".v") : k;
+	CVar *vv = vt->kind == TY_NULLABLE ? cvar_part(v, ".v") : v;
+	pr(g->out, "{\n");
+	pr_indent(g->out);
+	emit_store_read(g, n, kv);
+	char *old = xasprintf("old%d", n->id), *nv = xasprintf("v%d", n->id);
+	emit_stream_fold(g, n, adder, kv, vv, old, nv);
 	emit_store_put(g, n, kv, nv);
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
@@ -291,7 +302,9 @@ void emit_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v
 	else
 		snprintf(what, sizeof what, "%s (store %s)", names[n->agg_kind], st->name);
 	op_comment(g, n, what);
-	if (in->group_table)
+	if (n->window)
+		emit_window_aggregate(g, n, in, adder, k, v);
+	else if (in->group_table)
 		emit_table_aggregate(g, n, k);
 	else
 		emit_stream_aggregate(g, n, in, adder, k, v);
@@ -443,7 +456,6 @@ static void emit_regroup(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
 	pr(g->out, "}\n");
 }
 
-static void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v);
 
 /*
  * filter / filter_not on a table: each of the change's values is kept if
@@ -554,7 +566,7 @@ static void emit_change_node(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_
 }
 
 /* Like emit_children, for the nodes downstream of a table. */
-static void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
+void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
 {
 	bool tail = g->tail;
 	for (int i = 0; i < n->nchildren; i++) {
@@ -668,6 +680,10 @@ void emit_store_flush(Gen *g, const Pipeline *pp, Printer *p)
 {
 	assert(pp->kind == PIPE_STORE_FLUSH);
 	Store *st = &g->topo->stores[pp->store];
+	if (st->window) {
+		emit_window_flush(g, pp, p);
+		return;
+	}
 	IrNode *n = st->node;
 	const char *kt = type_c(n->key), *vt = type_c(ty_nullable(n->val));
 	char *key_read = need(g, H_STORE_KEY_READ, n->key, FMT_JSON);

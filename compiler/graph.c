@@ -194,6 +194,10 @@ static void pr_label(Printer *p, const IrNode *n)
 		}
 		return;
 	}
+	if (n->kind == IR_AGGREGATE && n->window) { /* the window(...) is drawn through: name it here */
+		pr_escaped(p, span_text(n->window->span));
+		pr(p, "\\n");
+	}
 	pr_escaped(p, span_text(n->span));
 	if (n->name) {
 		pr(p, "\\n%s ", bound);

@@ -36,6 +36,24 @@ typedef enum Guarantee { GUARANTEE_AT_LEAST_ONCE, GUARANTEE_EXACTLY_ONCE } Guara
 /* What an IR_AGGREGATE folds with. */
 typedef enum AggKind { AGG_COUNT, AGG_REDUCE, AGG_AGGREGATE } AggKind;
 
+/* window(...)'s kind (sema_window.c). */
+typedef enum WindowKind { WIN_TUMBLING, WIN_HOPPING, WIN_SLIDING, WIN_SESSION } WindowKind;
+
+/*
+ * A window(...) as checked: durations in milliseconds.  Time windows
+ * (tumbling, hopping) are [start, start + size) with starts at multiples
+ * of advance (tumbling: advance = size); sliding windows span size (the
+ * maximum time difference, [t - size, t]); sessions close after gap of
+ * inactivity.  retention is the language's (at least size + grace, or
+ * gap + grace): the plan turns it into the store's.
+ */
+typedef struct WindowSpec {
+	WindowKind kind;
+	int64_t size, advance, gap, grace, retention;
+	bool emit_final;  /* emit final: one result per window once it closes; else every change */
+	Span span;        /* the window(...) step */
+} WindowSpec;
+
 struct IrNode {
 	IrKind kind;
 	int id;             /* creation order (renumbered by the plan): stable names in generated code */
@@ -70,6 +88,7 @@ struct IrNode {
 	                        the node was written (names its store and topic), or NULL */
 	char *repartition_name; /* IR_REPARTITION: repartition("name"), or NULL */
 	Span repartition_name_span;
+	WindowSpec *window; /* IR_WINDOW and the IR_AGGREGATE after it: its windows */
 	AggKind agg_kind;   /* IR_AGGREGATE */
 	Node *init;         /* IR_AGGREGATE: aggregate's initial value */
 	Node *subtractor;   /* IR_AGGREGATE of a grouped table: takes the old value out */
@@ -93,6 +112,15 @@ typedef struct Store {
 	char *cname;       /* C identifier the plan's function names derive from (after_<cname>) */
 	char *changelog;   /* <app-id>-<name>-changelog, the topic the runtime restores it from */
 	bool in_memory;    /* placed in memory (table name in memory = ...) rather than RocksDB */
+	/*
+	 * A window store (node->window): windows are kept while their end is
+	 * at least stream time - retention_ms, in segments of segment_ms by
+	 * end; time_index orders them by end across keys (the runtime's
+	 * stoat_store_desc fields).
+	 */
+	bool window;
+	int64_t retention_ms, segment_ms;
+	bool time_index;
 } Store;
 
 typedef struct Topology {

@@ -257,6 +257,37 @@ static void name_stores(Topology *t)
 }
 
 /*
+ * The window store of an aggregation over w.  The runtime keeps a window
+ * while its end is at least stream time - retention_ms; the language's
+ * retention R (at least size + grace) counts from a time window's start
+ * (and a sliding window's: Kafka Streams' window stores are keyed by
+ * start), so the end-based cut is R - size; a session's R counts from its
+ * end.  Time windows have one end per advance, so segments of the advance
+ * hold one end each and emit final's scan needs no index; sliding windows
+ * and sessions end anywhere: larger segments, and a time index when
+ * emitting final results.
+ */
+static void plan_window_store(Store *st, const WindowSpec *w)
+{
+	st->window = true;
+	switch (w->kind) {
+	case WIN_TUMBLING:
+	case WIN_HOPPING:
+		st->retention_ms = w->retention - w->size;
+		st->segment_ms = w->advance;
+		st->time_index = false;
+		return;
+	case WIN_SLIDING:
+	case WIN_SESSION:
+		st->retention_ms = w->kind == WIN_SLIDING ? w->retention - w->size : w->retention;
+		st->segment_ms = w->retention / 2 > 60000 ? w->retention / 2 : 60000;
+		st->time_index = w->emit_final;
+		return;
+	}
+	assert(!"unknown window kind");
+}
+
+/*
  * A store per node that keeps a table, in node order: named after the
  * table being defined or store-<n>, with its changelog topic as the
  * runtime names it (reported if it is too long for Kafka) and the
@@ -277,6 +308,8 @@ static void plan_stores(Topology *t)
 			.changelog = xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", name),
 			.in_memory = n->in_memory,
 		};
+		if (n->window)
+			plan_window_store(&t->stores[t->nstores - 1], n->window);
 	}
 	name_stores(t);
 	for (int i = 0; i < t->nstores; i++) {
@@ -333,6 +366,8 @@ static void walk_steps(const Plan *pl, Pipeline *pp, IrNode *n, int depth)
 	int calls = -1;
 	if (n->kind == IR_MERGE && !entry)
 		calls = pl->entry_pipeline[n->id];
+	else if (n->has_store && n->nchildren > 0 && n->window && n->window->emit_final)
+		calls = entry && pp->kind == PIPE_WINDOW_CLOSE ? -1 : pl->close_pipeline[n->store];
 	else if (n->has_store && n->nchildren > 0 && !(entry && pp->kind == PIPE_STORE_AFTER))
 		calls = pl->after_pipeline[n->store];
 	pp->steps = xrealloc(pp->steps, sizeof *pp->steps * (size_t)(pp->nsteps + 1));
@@ -365,7 +400,7 @@ static void pipeline_stores(const Topology *t, Pipeline *pp)
 		return;
 	bool *seen = xcalloc((size_t)t->nnodes, sizeof *seen);
 	bool *stores = xcalloc((size_t)t->nstores, sizeof *stores);
-	if (pp->kind == PIPE_STORE_AFTER || pp->kind == PIPE_STORE_FLUSH) {
+	if (pp->kind == PIPE_STORE_AFTER || pp->kind == PIPE_STORE_FLUSH || pp->kind == PIPE_WINDOW_CLOSE) {
 		seen[pp->entry->id] = true;
 		for (int i = 0; i < pp->entry->nchildren; i++)
 			collect_stores(pp->entry->children[i], seen, stores);
@@ -395,6 +430,7 @@ static void plan_pipelines(Plan *pl)
 		pl->entry_pipeline[i] = -1;
 	pl->after_pipeline = xcalloc((size_t)(t->nstores ? t->nstores : 1), sizeof *pl->after_pipeline);
 	pl->flush_pipeline = xcalloc((size_t)(t->nstores ? t->nstores : 1), sizeof *pl->flush_pipeline);
+	pl->close_pipeline = xcalloc((size_t)(t->nstores ? t->nstores : 1), sizeof *pl->close_pipeline);
 	for (int i = 0; i < t->nnodes; i++)
 		if (t->nodes[i]->kind == IR_MERGE)
 			pl->entry_pipeline[i] =
@@ -405,9 +441,15 @@ static void plan_pipelines(Plan *pl)
 	}
 	for (int i = 0; i < t->nstores; i++) {
 		Store *st = &t->stores[i];
-		pl->after_pipeline[i] = pl->flush_pipeline[i] = -1;
+		pl->after_pipeline[i] = pl->flush_pipeline[i] = pl->close_pipeline[i] = -1;
 		if (st->node->nchildren == 0)
 			continue;
+		if (st->window && st->node->window->emit_final) {
+			/* Emit final: closed windows, found by a scan after each update; no change goes on. */
+			pl->close_pipeline[i] =
+				add_pipeline(pl, PIPE_WINDOW_CLOSE, st->node, i, xasprintf("close_%s", st->cname));
+			continue;
+		}
 		pl->after_pipeline[i] =
 			add_pipeline(pl, PIPE_STORE_AFTER, st->node, i, xasprintf("after_%s", st->cname));
 		pl->flush_pipeline[i] =
@@ -450,7 +492,12 @@ static void plan_summaries(Plan *pl)
 	for (int i = 0; i < t->nstores; i++) {
 		SubTopology *st = &pl->subtopologies[t->stores[i].node->subtopology];
 		push_int(&st->stores, &st->nstores, i);
+		if (t->stores[i].window)
+			st->stream_time = true;
 	}
+	for (int i = 0; i < pl->npipelines; i++)
+		if (pl->pipelines[i].kind == PIPE_SOURCE)
+			pl->pipelines[i].observe_time = pl->subtopologies[pl->pipelines[i].subtopology].stream_time;
 	/* In reading order: the sources' pipelines, the segments, then each store's after_ and flush_. */
 	for (int rank = 0; rank < 3; rank++)
 		for (int i = 0; i < pl->npipelines; i++) {
@@ -479,6 +526,24 @@ static void plan_summaries(Plan *pl)
 	}
 }
 
+/*
+ * Reports the windows code generation cannot render yet (the plan itself
+ * has them all, so stoatc plan shows them): a clear "not yet" instead of
+ * a program that would aggregate them wrongly.
+ */
+static void plan_windows_supported(const Topology *t)
+{
+	for (int i = 0; i < t->nstores; i++) {
+		const WindowSpec *w = t->stores[i].node->window;
+		if (!w)
+			continue;
+		if (w->kind == WIN_SLIDING || w->kind == WIN_SESSION)
+			error_hint(w->span, "tumbling and hopping windows work; sliding and session windows are next",
+			           "%s windows are not yet supported by code generation",
+			           w->kind == WIN_SLIDING ? "sliding" : "session");
+	}
+}
+
 /* The phases in dependency order: stores after renumbering, pipelines after sub-topologies. */
 Plan *plan_build(Program *prog)
 {
@@ -493,7 +558,14 @@ Plan *plan_build(Program *prog)
 	plan_subtopologies(pl->topo);
 	plan_pipelines(pl);
 	plan_summaries(pl);
+	plan_windows_supported(pl->topo);
 	return pl;
+}
+
+/* See plan.h. */
+const Pipeline *plan_window_close(const Plan *plan, int store)
+{
+	return plan->close_pipeline[store] >= 0 ? &plan->pipelines[plan->close_pipeline[store]] : NULL;
 }
 
 /* See plan.h; entry_pipeline is indexed by the planned ids. */
@@ -564,15 +636,39 @@ static void pr_sink(Printer *p, const IrNode *s)
 	pr(p, "\n");
 }
 
+/* "tumbling 10 ms, grace 5 ms": a window as plan_text and generated comments show it. */
+const char *window_text(const WindowSpec *w)
+{
+	switch (w->kind) {
+	case WIN_TUMBLING:
+		return xasprintf("tumbling %lld ms, grace %lld ms%s", (long long)w->size, (long long)w->grace,
+		                 w->emit_final ? ", emit final" : "");
+	case WIN_HOPPING:
+		return xasprintf("hopping %lld ms every %lld ms, grace %lld ms%s", (long long)w->size, (long long)w->advance,
+		                 (long long)w->grace, w->emit_final ? ", emit final" : "");
+	case WIN_SLIDING:
+		return xasprintf("sliding %lld ms, grace %lld ms%s", (long long)w->size, (long long)w->grace,
+		                 w->emit_final ? ", emit final" : "");
+	case WIN_SESSION:
+		return xasprintf("session gap %lld ms, grace %lld ms%s", (long long)w->gap, (long long)w->grace,
+		                 w->emit_final ? ", emit final" : "");
+	}
+	return "?";
+}
+
 /* One step of a pipeline: the operator, the store it writes, the function it calls. */
 static void pr_step(Printer *p, const Plan *pl, const Pipeline *pp, const PlanStep *step)
 {
 	const Topology *t = pl->topo;
 	const IrNode *n = step->node;
 	pr(p, "    %*s", step->depth * 2, "");
-	bool store_entry = step->depth == 0 && (pp->kind == PIPE_STORE_AFTER || pp->kind == PIPE_STORE_FLUSH);
+	bool store_entry = step->depth == 0 && (pp->kind == PIPE_STORE_AFTER || pp->kind == PIPE_STORE_FLUSH ||
+	                                        pp->kind == PIPE_WINDOW_CLOSE);
 	if (store_entry) {
-		pr(p, "%s of store %s", pp->kind == PIPE_STORE_AFTER ? "changes" : "held-back changes",
+		pr(p, "%s of store %s",
+		   pp->kind == PIPE_STORE_AFTER   ? "changes"
+		   : pp->kind == PIPE_STORE_FLUSH ? "held-back changes"
+		                                  : "closed windows",
 		   t->stores[n->store].name);
 	} else {
 		switch (n->kind) {
@@ -593,6 +689,9 @@ static void pr_step(Printer *p, const Plan *pl, const Pipeline *pp, const PlanSt
 		case IR_GROUP:
 			pr(p, "group%s", n->group_table ? " (table)" : "");
 			break;
+		case IR_WINDOW:
+			pr(p, "window %s", window_text(n->window));
+			break;
 		case IR_AGGREGATE:
 			pr(p, "%s", n->agg_kind == AGG_COUNT ? "count" : n->agg_kind == AGG_REDUCE ? "reduce" : "aggregate");
 			break;
@@ -610,7 +709,7 @@ static void pr_step(Printer *p, const Plan *pl, const Pipeline *pp, const PlanSt
 /* A pipeline: its function, the stores it may write, and its steps. */
 static void pr_pipeline(Printer *p, const Plan *pl, const Pipeline *pp)
 {
-	pr(p, "  pipeline %s", pp->cname);
+	pr(p, "  pipeline %s%s", pp->cname, pp->observe_time ? " (advances stream time)" : "");
 	for (int i = 0; i < pp->nstores; i++)
 		pr(p, "%s%s", i ? ", " : pp->nstores == 1 ? " (writes store " : " (writes stores ",
 		   pl->topo->stores[pp->stores[i]].name);
@@ -661,8 +760,13 @@ char *plan_text(const Plan *pl, const char *path)
 			pr_sink(&p, st->sinks[j]);
 		for (int j = 0; j < st->nstores; j++) {
 			const Store *s = &t->stores[st->stores[j]];
-			pr(&p, "  store %s: %s, changelog \"%s\"\n", s->name, s->in_memory ? "in memory" : "rocksdb",
-			   s->changelog);
+			pr(&p, "  store %s: %s%s, changelog \"%s\"", s->name, s->window ? "window, " : "",
+			   s->in_memory ? "in memory" : "rocksdb", s->changelog);
+			if (s->window)
+				pr(&p, ", retention %lld ms past the end, segments of %lld ms%s%s",
+				   (long long)s->retention_ms, (long long)s->segment_ms, s->time_index ? ", time index" : "",
+				   s->node->window->emit_final ? ", emit final" : "");
+			pr(&p, "\n");
 		}
 		for (int j = 0; j < st->npipelines; j++)
 			pr_pipeline(&p, pl, &pl->pipelines[st->pipelines[j]]);

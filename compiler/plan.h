@@ -15,8 +15,9 @@
  *   sub-topologies  sources connected through merges and cogroups;
  *   pipelines       the C functions records run through, one per pipeline
  *                   breaker: a source, a merge (its segment), a store with
- *                   downstream operators (after_ and flush_); windows and
- *                   join buffers will be further kinds;
+ *                   downstream operators (after_ and flush_), a window
+ *                   store emitting final results (close_); join buffers
+ *                   will be a further kind;
  *   C names         of those functions, and of the stores.
  *
  * Code generation renders a plan; `stoatc plan` prints it (plan_text).
@@ -33,6 +34,7 @@ typedef enum PipelineKind {
 	PIPE_SEGMENT,     /* segment_<id>: what follows a merge, called by every merged pipeline */
 	PIPE_STORE_AFTER, /* after_<store>: what follows each change of a table's key */
 	PIPE_STORE_FLUSH, /* flush_<store>: the changes the record cache held back, into after_ */
+	PIPE_WINDOW_CLOSE,/* close_<store>: emit final's windows that closed, through what follows */
 } PipelineKind;
 
 /* One operator fused into a pipeline's function. */
@@ -45,7 +47,9 @@ typedef struct PlanStep {
 typedef struct Pipeline {
 	PipelineKind kind;
 	IrNode *entry;    /* the source, the merge, or (after, flush) the store's node */
-	int store;        /* PIPE_STORE_AFTER, PIPE_STORE_FLUSH: the store; else -1 */
+	int store;        /* PIPE_STORE_AFTER, PIPE_STORE_FLUSH, PIPE_WINDOW_CLOSE: the store; else -1 */
+	bool observe_time;/* PIPE_SOURCE in a sub-topology using stream time: it advances the
+	                     task's stream time (stoat_observe_time) before the operators */
 	char *cname;      /* the C function */
 	int subtopology;
 	PlanStep *steps;  /* what its function does, in order, starting with the entry */
@@ -77,8 +81,9 @@ typedef struct SubTopology {
 	int nsinks;
 	int *stores;       /* the stores its operators keep, in store order */
 	int nstores;
-	int *pipelines;    /* its source pipelines, then segments, then after_/flush_ */
+	int *pipelines;    /* its source pipelines, then segments, then after_/flush_/close_ */
 	int npipelines;
+	bool stream_time;  /* an operator uses the task's stream time (a window store) */
 } SubTopology;
 
 typedef struct Plan {
@@ -94,6 +99,8 @@ typedef struct Plan {
 	int *entry_pipeline;      /* by node id: the source or segment pipeline it starts, or -1 */
 	int *after_pipeline;      /* by store: its after_ pipeline, or -1 (nothing downstream) */
 	int *flush_pipeline;      /* by store: its flush_ pipeline, or -1 */
+	int *close_pipeline;      /* by store: its close_ pipeline (a window store emitting
+	                             final results, with something downstream), or -1 */
 } Plan;
 
 /*
@@ -111,6 +118,12 @@ const Pipeline *plan_store_after(const Plan *plan, int store);
 
 /* The flush_ pipeline of store `store`, or NULL when nothing follows the table. */
 const Pipeline *plan_store_flush(const Plan *plan, int store);
+
+/* The close_ pipeline of window store `store`, or NULL (emit changes, or nothing follows). */
+const Pipeline *plan_window_close(const Plan *plan, int store);
+
+/* "tumbling 10 ms, grace 5 ms": a window for plan_text and generated comments. */
+const char *window_text(const WindowSpec *w);
 
 /* The plan as text (stoatc plan): deterministic; path is the .stoat file. */
 char *plan_text(const Plan *plan, const char *path);

@@ -20,7 +20,8 @@ struct Symbol {
 	SymKind kind;
 	char *name;
 	Span span;
-	Node *decl;        /* SYM_FN: N_EXTERN (first overload); SYM_TYPE: N_TYPE_DECL */
+	Node *decl;        /* SYM_FN: N_EXTERN (first overload); SYM_TYPE: N_TYPE_DECL;
+	                      SYM_VAR of a lambda: its parameter (slot) */
 	IrNode *ir;        /* SYM_STREAM */
 	Type *type;        /* SYM_VAR, SYM_TYPE */
 	bool used;

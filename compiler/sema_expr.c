@@ -214,6 +214,13 @@ static Type *check_field(Sema *sema, Node *e)
 		           "field access on a value that may be null (%s)", type_str(base));
 		base = base->elem;
 	}
+	if (base->kind != TY_RECORD && e->a->kind == N_IDENT && e->a->sym && e->a->sym->kind == SYM_VAR &&
+	    e->a->sym->decl && e->a->sym->decl->slot == SLOT_KEY && (strcmp(e->name, "start") == 0 || strcmp(e->name, "end") == 0)) {
+		error_hint(e->name_span, "window bounds are on the key of a windowed aggregation's table: "
+		           "group_by_key() |> window(tumbling 1m, grace 0s) |> count()",
+		           "window bound '%s' on a key that is not windowed (%s)", e->name, type_str(base));
+		return ty_error;
+	}
 	if (base->kind != TY_RECORD) {
 		error_at(e->name_span, "%s has no fields (looking for '%s')", type_str(base), e->name);
 		return ty_error;
@@ -911,6 +918,7 @@ static Type *check_lambda_body(Sema *sema, Node *lam, Type *const *param_types, 
 		}
 		Symbol *sym = sym_new(SYM_VAR, p->name, p->span);
 		sym->type = param_types[i];
+		sym->decl = p;
 		sym->next = sema->locals;
 		sema->locals = sym;
 		p->sym = sym;

@@ -105,6 +105,7 @@ void check_source(Sema *sema, Node *it);
 /* sema_window.c */
 void check_timestamp_extractor(Sema *sema, Node *it, IrNode *src);
 void check_output_timestamp(Sema *sema, Node *to, IrNode *parent, IrNode *sink);
+IrNode *check_window(Sema *sema, IrNode *parent, Node *step);
 void check_stream_def(Sema *sema, Node *it);
 void check_statement(Sema *sema, Node *it);
 void check_split(Sema *sema, Node *it);

@@ -122,6 +122,11 @@ static void report_wrong_input(const OpInfo *op, const IrNode *parent, Span at)
 		error_hint(at, in == ON_TABLE ? "a table is grouped with group_by((k, v) => (key, value))" : NULL,
 		           "%s needs a stream, and this is a %s", op->name, what);
 		break;
+	case OPER_WINDOW:
+		error_hint(at, in == ON_GROUPED_TABLE ? "window a stream's records: a table's changes are not windowed"
+		                                      : "group the records first: group_by_key() |> window(tumbling 1m, grace 0s)",
+		           "window needs a grouped stream, and this is a %s", what);
+		break;
 	case OPER_COUNT:
 	case OPER_REDUCE:
 	case OPER_AGGREGATE:
@@ -147,17 +152,22 @@ static void report_wrong_input(const OpInfo *op, const IrNode *parent, Span at)
 
 /*
  * Reports a pipeline step that names no operator: one stoat does not have
- * yet (a join, a window) says so; otherwise the closest operator's name, or
+ * yet (a join) says so, Kafka Streams' windowedBy how stoat writes it; otherwise the closest operator's name, or
  * the list.
  */
 static void report_unknown_operator(Node *step)
 {
 	const char *name = step->name;
+	if (strcmp(name, "windowed_by") == 0) { /* Kafka Streams' windowedBy */
+		error_hint(step->name_span, "write group_by_key() |> window(tumbling 1m, grace 0s) |> count()",
+		           "stoat writes windowedBy as window(...)");
+		return;
+	}
 	for (size_t i = 0; i < sizeof planned_operators / sizeof planned_operators[0]; i++)
 		if (strcmp(planned_operators[i].name, name) == 0) {
 			error_hint(step->name_span,
-			           "windows and joins are planned; grouping, aggregations and tables "
-			           "(group_by, count, reduce, aggregate, cogroup, to_table) work today",
+			           "joins are planned; grouping, aggregations, tables and windows "
+			           "(group_by, count, reduce, aggregate, cogroup, to_table, window) work today",
 			           "'%s' is not available yet: this version of stoat has no %s", name,
 			           planned_operators[i].family);
 			return;
@@ -488,6 +498,10 @@ static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const O
 	IrNode *n = ir_new(sema->topo, IR_AGGREGATE, step->span);
 	ir_link(parent, n);
 	n->key = type_strip(parent->key); /* null keys never reach a table */
+	if (parent->window) { /* one value per key and window */
+		n->window = parent->window;
+		n->key = ty_windowed(n->key);
+	}
 	n->table = true;
 	add_store(sema, n);
 	Type *v = type_strip(parent->val);
@@ -580,6 +594,11 @@ static IrNode *check_cogroup(Sema *sema, Node *e)
 		}
 		if (!(operators[OPER_COGROUP].on & input_of(g))) {
 			report_wrong_input(&operators[OPER_COGROUP], g, a->span);
+			ok = false;
+			continue;
+		}
+		if (g->window) {
+			error_hint(a->span, "window after cogroup is not yet supported", "cogroup of windowed streams");
 			ok = false;
 			continue;
 		}
@@ -754,8 +773,17 @@ static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
 		return NULL;
 	}
 	int nargs = node_list_len(step->list);
+	if (op->id != OPER_WINDOW)
+		for (Node *arg = step->list; arg; arg = arg->next)
+			if (arg->kind == N_WINDOW_ARG) {
+				error_at(arg->span, "expected an expression as an argument of %s", op->name);
+				return NULL;
+			}
 	IrNode *n;
 	switch (op->id) {
+	case OPER_WINDOW:
+		n = check_window(sema, parent, step);
+		break;
 	case OPER_TO:
 		n = check_sink(sema, parent, step);
 		break;

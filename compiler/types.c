@@ -24,6 +24,9 @@ static int nrecords, caprecords;
 /* The anonymous records by shape (names and types of the fields, in order), likewise. */
 static Record **anon_index;
 static int nanon, capanon_index;
+/* The windowed<K> records made so far: few key types are windowed in one program, so a list. */
+static Record **windowed_records;
+static int nwindowed, capwindowed;
 
 static const char *c_safe_type_name(const char *name);
 
@@ -44,6 +47,8 @@ void types_init(void)
 	nrecords = caprecords = 0;
 	anon_index = NULL;
 	nanon = capanon_index = 0;
+	windowed_records = NULL;
+	nwindowed = capwindowed = 0;
 	ty_error = type_new(TY_ERROR);
 	ty_null = type_new(TY_NULL);
 	ty_bool = type_new(TY_BOOL);
@@ -139,6 +144,27 @@ Type *ty_pair(Type *key, Type *val)
 Type *ty_record(Record *rec)
 {
 	return intern(TY_RECORD, NULL, NULL, NULL, rec);
+}
+
+Type *ty_windowed(Type *key)
+{
+	for (int i = 0; i < nwindowed; i++)
+		if (windowed_records[i]->fields[0].type == key)
+			return ty_record(windowed_records[i]);
+	Record *r = record_new(xasprintf("windowed_%s", type_mangle(key)), (Span){ 0 }, true);
+	r->windowed = true;
+	r->resolved = true;
+	r->nfields = 3;
+	r->fields = xcalloc(3, sizeof *r->fields);
+	r->fields[0] = (Field){ .name = xstrdup("key"), .type = key };
+	r->fields[1] = (Field){ .name = xstrdup("start"), .type = ty_timestamp };
+	r->fields[2] = (Field){ .name = xstrdup("end"), .type = ty_timestamp };
+	if (nwindowed == capwindowed) {
+		capwindowed = capwindowed ? capwindowed * 2 : 8;
+		windowed_records = xrealloc(windowed_records, sizeof *windowed_records * (size_t)capwindowed);
+	}
+	windowed_records[nwindowed++] = r;
+	return ty_record(r);
 }
 
 Record **all_records(int *count)
@@ -307,7 +333,9 @@ const char *type_str(Type *t)
 	case TY_TIMESTAMP: return "timestamp";
 	case TY_DURATION: return "duration";
 	case TY_RECORD:
-		if (t->rec->anonymous) {
+		if (t->rec->windowed) {
+			t->display = xasprintf("windowed<%s>", type_str(t->rec->fields[0].type));
+		} else if (t->rec->anonymous) {
 			size_t cap = 64, len = 0;
 			char *s = xmalloc(cap);
 			len += (size_t)snprintf(s, cap, "{");

@@ -40,6 +40,7 @@ typedef struct Record {
 	Span span;
 	bool anonymous;
 	bool resolved;   /* field types known */
+	bool windowed;   /* windowed<K> (ty_windowed): fields key, start, end */
 	int visiting;    /* cycle detection */
 	int id;          /* index in all_records() */
 	/* record_field's index: field i + 1 by name hash (open addressing), built on first use */
@@ -66,6 +67,12 @@ Type *ty_array(Type *elem);
 Type *ty_nullable(Type *elem); /* T?? is T? */
 Type *ty_pair(Type *key, Type *val);
 Type *ty_record(Record *rec);
+/*
+ * windowed<K>: the key of a windowed aggregation's table, a built-in
+ * record { key: K, start: timestamp, end: timestamp } (the window's
+ * bounds, in milliseconds), one per K.
+ */
+Type *ty_windowed(Type *key);
 
 /* Every record type made so far, in creation order (declared, then anonymous). */
 Record **all_records(int *count);

@@ -150,6 +150,7 @@ static Span span_before(SourceFile *src, Span at);
 %type <node> policy stream_def extern_decl params param_list param extern_opts
 %type <node> stmt branches branch expr postfix primary expr_list args step
 %type <node> record_inits record_init_list record_init placement
+%type <node> window_args window_arg window_word
 %type <name> field_name app_name
 
 %precedence FATARROW
@@ -606,6 +607,13 @@ step
 		$$->list = $3;
 		NEST($$, @1);
 	}
+	| IDENT '(' window_args ')' {
+		$$ = mk(ps, N_OP, @$);
+		$$->name = $1;
+		$$->name_span = SPAN(@1);
+		$$->list = $3;
+		NEST($$, @1);
+	}
 	| TO expr %prec TO {
 		$$ = mk(ps, N_TO, @$);
 		$$->a = $2;
@@ -644,6 +652,57 @@ step
 		}
 		NEST($$, @1);
 	}
+	;
+
+/*
+ * window(tumbling 1m, grace 10s, emit final): each argument is words and
+ * durations, not an expression (sema_window.c says which words mean what):
+ * kind D, kind D every D, kind word D, option D, option word.  The first
+ * word after '(' being followed by a duration or a word is what tells
+ * these from an expression argument list.
+ */
+window_args
+	: window_arg
+	| window_args ',' window_arg { $$ = $1; node_append(&$$, $3); }
+	| window_args ',' { $$ = $1; }
+	;
+
+window_arg
+	: IDENT DURATION {
+		$$ = mk(ps, N_WINDOW_ARG, @$);
+		$$->name = $1;
+		$$->name_span = SPAN(@1);
+		$$->a = mk(ps, N_DURATION, @2);
+		$$->a->ival = $2;
+	}
+	| IDENT DURATION window_word DURATION {
+		$$ = mk(ps, N_WINDOW_ARG, @$);
+		$$->name = $1;
+		$$->name_span = SPAN(@1);
+		$$->a = mk(ps, N_DURATION, @2);
+		$$->a->ival = $2;
+		$$->c = $3;
+		$$->b = mk(ps, N_DURATION, @4);
+		$$->b->ival = $4;
+	}
+	| IDENT window_word {
+		$$ = mk(ps, N_WINDOW_ARG, @$);
+		$$->name = $1;
+		$$->name_span = SPAN(@1);
+		$$->c = $2;
+	}
+	| IDENT window_word DURATION {
+		$$ = mk(ps, N_WINDOW_ARG, @$);
+		$$->name = $1;
+		$$->name_span = SPAN(@1);
+		$$->c = $2;
+		$$->a = mk(ps, N_DURATION, @3);
+		$$->a->ival = $3;
+	}
+	;
+
+window_word
+	: IDENT { $$ = mk(ps, N_IDENT, @$); $$->name = $1; }
 	;
 
 /* to "t" timestamp (k, v) => ...: "timestamp" is a type name, so an IDENT. */
