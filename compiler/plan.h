@@ -106,7 +106,9 @@ typedef struct Plan {
 /*
  * Plans a program sema accepted: changes prog->topo in place (see the top)
  * and returns the plan, or NULL after reporting errors (an internal topic
- * name Kafka would refuse, or one already used).
+ * name Kafka would refuse, or one already used).  A plan returned with
+ * errors reported (windows code generation cannot render yet) is for
+ * `stoatc plan` to print only: callers check diag.errors before codegen.
  */
 Plan *plan_build(Program *prog);
 

@@ -32,7 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	src->len = size; /* may hold NUL bytes */
 	prog->file = parse_file(src);
 	Plan *plan = sema_check(prog) && diag.errors == 0 ? plan_build(prog) : NULL;
-	if (plan) {
+	/* As stoatc does: a plan with errors (windows code generation cannot
+	 * render yet) is for `stoatc plan` only, never rendered. */
+	if (plan && diag.errors == 0) {
 		CodegenOptions opts = { .line_directives = true, .output_name = "fuzz.c" };
 		codegen(plan, &opts);
 	}
