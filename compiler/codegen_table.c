@@ -106,7 +106,7 @@ static void bind_folder(Gen *g, Node *fn, bool is_reduce, CVar *k, CVar *v, CVar
  * The condition under which a key-value pair of types kt and vt has
  * neither a null key nor a null value ("" when neither can be null).
  */
-char *present_guard(Type *kt, CVar *k, Type *vt, CVar *v)
+static char *present_guard(Type *kt, CVar *k, Type *vt, CVar *v)
 {
 	bool nk = kt->kind == TY_NULLABLE, nv = vt->kind == TY_NULLABLE;
 	if (nk && nv)
@@ -118,7 +118,22 @@ char *present_guard(Type *kt, CVar *k, Type *vt, CVar *v)
 	return xstrdup("");
 }
 
-/* Closes the if of present_guard: the pair is dropped as Kafka Streams drops it. */
+/*
+ * Opens `if (<pair present>) {` around what follows when the key or the
+ * value (of types kt, vt) can be null; returns whether it did, so that
+ * the caller closes it with emit_dropped_else.
+ */
+bool open_present_guard(Gen *g, Type *kt, CVar *k, Type *vt, CVar *v)
+{
+	char *guard = present_guard(kt, k, vt, v);
+	if (!*guard)
+		return false;
+	pr(g->out, "if (%s) {\n", guard);
+	pr_indent(g->out);
+	return true;
+}
+
+/* Closes the if of open_present_guard: the pair is dropped as Kafka Streams drops it. */
 void emit_dropped_else(Gen *g, const char *why)
 {
 	pr_dedent(g->out);
@@ -187,11 +202,7 @@ void emit_stream_fold(Gen *g, IrNode *n, Node *adder, CVar *kv, CVar *vv, const 
 static void emit_stream_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v)
 {
 	Type *kt = in->key, *vt = in->val;
-	char *guard = present_guard(kt, k, vt, v);
-	if (*guard) {
-		pr(g->out, "if (%s) {\n", guard);
-		pr_indent(g->out);
-	}
+	bool guarded = open_present_guard(g, kt, k, vt, v);
 	CVar *kv = kt->kind == TY_NULLABLE ? cvar_part(k, ".v") : k;
 	CVar *vv = vt->kind == TY_NULLABLE ? cvar_part(v, ".v") : v;
 	pr(g->out, "{\n");
@@ -202,7 +213,7 @@ static void emit_stream_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CV
 	emit_store_put(g, n, kv, nv);
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
-	if (*guard)
+	if (guarded)
 		emit_dropped_else(g, xasprintf("null key or value for table %s", g->topo->stores[n->store].name));
 }
 
@@ -376,11 +387,7 @@ static void emit_regroup_side(Gen *g, IrNode *n, CVar *k, const char *in, const 
 		pr(g->out, "%s %s = %s.k;\n", type_c(pt->key), kk, t);
 		pr(g->out, "%s %s = %s.v;\n", type_c(pt->val), vv, t);
 	}
-	char *guard = present_guard(pt->key, cvar(kk), pt->val, cvar(vv));
-	if (*guard) {
-		pr(g->out, "if (%s) {\n", guard);
-		pr_indent(g->out);
-	}
+	bool guarded = open_present_guard(g, pt->key, cvar(kk), pt->val, cvar(vv));
 	const char *key = pt->key->kind == TY_NULLABLE ? xasprintf("%s.v", kk) : kk;
 	const char *val = pt->val->kind == TY_NULLABLE ? xasprintf("%s.v", vv) : vv;
 	pr(g->out, "if (!%s(cx, &cx->key_buf, &%s, &%s_key%d))\n", need(g, H_ENCODE, sink->key, sink->key_format), key,
@@ -391,7 +398,7 @@ static void emit_regroup_side(Gen *g, IrNode *n, CVar *k, const char *in, const 
 	   val);
 	pr(g->out, "%s_value%d = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->value_buf));\n", side, n->id);
 	pr(g->out, "has_%s%d = true;\n", side, n->id);
-	if (*guard)
+	if (guarded)
 		emit_dropped_else(g, "null group key or value");
 	pr_dedent(g->out);
 	pr(g->out, "}\n");

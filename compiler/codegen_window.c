@@ -48,11 +48,7 @@ void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, 
 	Store *st = &g->topo->stores[n->store];
 	Type *kt = in->key, *vt = in->val;
 	Type *inner = n->key->rec->fields[0].type;
-	char *guard = present_guard(kt, k, vt, v);
-	if (*guard) {
-		pr(g->out, "if (%s) {\n", guard);
-		pr_indent(g->out);
-	}
+	bool guarded = open_present_guard(g, kt, k, vt, v);
 	CVar *kv = kt->kind == TY_NULLABLE ? cvar_part(k, ".v") : k;
 	CVar *vv = vt->kind == TY_NULLABLE ? cvar_part(v, ".v") : v;
 	int id = n->id;
@@ -122,7 +118,7 @@ void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, 
 	}
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
-	if (*guard)
+	if (guarded)
 		emit_dropped_else(g, xasprintf("null key or value for table %s", st->name));
 }
 
