@@ -96,6 +96,21 @@ static void emit_with_var(Gen *g, IrNode *n, const char *decl_type, const char *
 }
 
 /*
+ * Fails the record unless the C condition failed is false: `if (failed)`
+ * calls stoat_error(cx, <error_args>) (a quoted format and its arguments)
+ * and goes to the record's failure path.
+ */
+static void emit_record_error_if(Gen *g, const char *failed, const char *error_args)
+{
+	pr(g->out, "if (STOAT_UNLIKELY(%s)) {\n", failed);
+	pr_indent(g->out);
+	pr(g->out, "stoat_error(cx, %s);\n", error_args);
+	pr(g->out, "%s;\n", fail_stmt(g));
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+}
+
+/*
  * Sets <role>_bytes for a sink: the input's own bytes when the variable is
  * still the source's decoded key or value in the same format (no encoding,
  * unknown JSON fields kept), else the generated encoder's output.  In a
@@ -148,12 +163,9 @@ static void emit_sink(Gen *g, IrNode *n, CVar *k, CVar *v)
 		/* The output's own timestamp; the record keeps its event time for what follows. */
 		bind_lambda(g, n->timestamp, k, v);
 		char *ts = hoist(g, ty_timestamp, emit_as(g, n->timestamp->a, ty_timestamp), true);
-		pr(g->out, "if (STOAT_UNLIKELY(%s < 0)) {\n", ts);
-		pr_indent(g->out);
-		pr(g->out, "stoat_error(cx, \"invalid output timestamp %%lld: a timestamp must not be negative\", (long long)%s);\n", ts);
-		pr(g->out, "%s;\n", fail_stmt(g));
-		pr_dedent(g->out);
-		pr(g->out, "}\n");
+		emit_record_error_if(g, xasprintf("%s < 0", ts),
+		                     xasprintf("\"invalid output timestamp %%lld: a timestamp must not be negative\", "
+		                               "(long long)%s", ts));
 		pr(g->out, "int64_t event_time = cx->timestamp;\n");
 		pr(g->out, "cx->timestamp = %s;\n", ts);
 		pr(g->out, "stoat_emit(cx, %d, %s, key_bytes, value_bytes);\n", n->index, topic);
@@ -409,20 +421,11 @@ static void emit_timestamp_extractor(Gen *g, IrNode *src, CVar *k, CVar *v)
 	bind_lambda(g, lam, k, v);
 	char *ts = hoist(g, t, emit_as(g, lam->a, t), true);
 	if (t != ty_timestamp) {
-		pr(g->out, "if (STOAT_UNLIKELY(!%s.has)) {\n", ts);
-		pr_indent(g->out);
-		pr(g->out, "stoat_error(cx, \"invalid timestamp null: the extractor gave no event time\");\n");
-		pr(g->out, "%s;\n", fail_stmt(g));
-		pr_dedent(g->out);
-		pr(g->out, "}\n");
+		emit_record_error_if(g, xasprintf("!%s.has", ts), "\"invalid timestamp null: the extractor gave no event time\"");
 		ts = xasprintf("%s.v", ts);
 	}
-	pr(g->out, "if (STOAT_UNLIKELY(%s < 0)) {\n", ts);
-	pr_indent(g->out);
-	pr(g->out, "stoat_error(cx, \"invalid timestamp %%lld: an event time must not be negative\", (long long)%s);\n", ts);
-	pr(g->out, "%s;\n", fail_stmt(g));
-	pr_dedent(g->out);
-	pr(g->out, "}\n");
+	emit_record_error_if(g, xasprintf("%s < 0", ts),
+	                     xasprintf("\"invalid timestamp %%lld: an event time must not be negative\", (long long)%s", ts));
 	pr(g->out, "cx->timestamp = %s;\n", ts);
 }
 
