@@ -161,16 +161,24 @@ static void table_put(table *t, uint64_t k, uint64_t v)
 	t->values[i] = v;
 }
 
-static int count(const char *bootstrap, const char *topic, bool final)
+/*
+ * A read_committed consumer (group id group, never committing) assigned
+ * every partition of topic from its beginning, with partition EOF events;
+ * queued_min sets queued.min.messages (NULL: librdkafka's default).
+ * *partitions is the topic's partition count.
+ */
+static rd_kafka_t *open_from_start(const char *bootstrap, const char *topic, const char *group,
+				   const char *queued_min, int *partitions)
 {
 	char err[512];
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
 	set(conf, "bootstrap.servers", bootstrap);
-	set(conf, "group.id", "kbtool-count");
+	set(conf, "group.id", group);
 	set(conf, "enable.auto.commit", "false");
 	set(conf, "enable.partition.eof", "true");
 	set(conf, "isolation.level", "read_committed");
-	set(conf, "queued.min.messages", "200000");
+	if (queued_min)
+		set(conf, "queued.min.messages", queued_min);
 	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
 	if (!rk)
 		die("consumer", err);
@@ -179,16 +187,24 @@ static int count(const char *bootstrap, const char *topic, bool final)
 	rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 0, rkt, &md, 10000);
 	if (e || md->topic_cnt != 1 || md->topics[0].err)
 		die(topic, rd_kafka_err2str(e ? e : md->topics[0].err));
-	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(md->topics[0].partition_cnt);
-	for (int p = 0; p < md->topics[0].partition_cnt; p++)
+	*partitions = md->topics[0].partition_cnt;
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(*partitions);
+	for (int p = 0; p < *partitions; p++)
 		rd_kafka_topic_partition_list_add(l, topic, md->topics[0].partitions[p].id)->offset =
 			RD_KAFKA_OFFSET_BEGINNING;
-	int eof_left = l->cnt;
 	rd_kafka_metadata_destroy(md);
 	rd_kafka_topic_destroy(rkt);
 	if (rd_kafka_assign(rk, l))
 		die(topic, "cannot assign");
 	rd_kafka_topic_partition_list_destroy(l);
+	return rk;
+}
+
+static int count(const char *bootstrap, const char *topic, bool final)
+{
+	int partitions;
+	rd_kafka_t *rk = open_from_start(bootstrap, topic, "kbtool-count", "200000", &partitions);
+	int eof_left = partitions;
 	rd_kafka_queue_t *q = rd_kafka_queue_get_consumer(rk);
 	rd_kafka_message_t *msgs[1000];
 	uint64_t records = 0, digest = 0;
@@ -285,31 +301,8 @@ static void put_be64(unsigned char *p, int64_t v)
 static int reference_windows(const char *bootstrap, const char *topic, int64_t size, int64_t advance, int64_t grace,
 			     bool final)
 {
-	char err[512];
-	rd_kafka_conf_t *conf = rd_kafka_conf_new();
-	set(conf, "bootstrap.servers", bootstrap);
-	set(conf, "group.id", "kbtool-windows");
-	set(conf, "enable.auto.commit", "false");
-	set(conf, "enable.partition.eof", "true");
-	set(conf, "isolation.level", "read_committed");
-	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-	if (!rk)
-		die("consumer", err);
-	rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topic, NULL);
-	const struct rd_kafka_metadata *md;
-	rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 0, rkt, &md, 10000);
-	if (e || md->topic_cnt != 1 || md->topics[0].err)
-		die(topic, rd_kafka_err2str(e ? e : md->topics[0].err));
-	int partitions = md->topics[0].partition_cnt;
-	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(partitions);
-	for (int p = 0; p < partitions; p++)
-		rd_kafka_topic_partition_list_add(l, topic, md->topics[0].partitions[p].id)->offset =
-			RD_KAFKA_OFFSET_BEGINNING;
-	rd_kafka_metadata_destroy(md);
-	rd_kafka_topic_destroy(rkt);
-	if (rd_kafka_assign(rk, l))
-		die(topic, "cannot assign");
-	rd_kafka_topic_partition_list_destroy(l);
+	int partitions;
+	rd_kafka_t *rk = open_from_start(bootstrap, topic, "kbtool-windows", NULL, &partitions);
 	int64_t *stream_time = malloc((size_t)partitions * sizeof *stream_time);
 	if (!stream_time)
 		die("windows", "out of memory");
