@@ -65,7 +65,7 @@ void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, 
 	pr_indent(g->out);
 	pr(g->out, "int64_t end%d = start%d + %lld;\n", id, id, (long long)w->size);
 	pr(g->out, "if (end%d + %lld <= *cx->stream_time) {\n", id, (long long)w->grace);
-	pr_nested(g->out, "stoat_record_dropped(cx, \"late: window closed (table %s)\");\n", st->name);
+	pr_nested(g->out, "stoat_record_late(cx, \"late: window closed (table %s)\");\n", st->name);
 	pr_nested(g->out, "continue;\n");
 	pr(g->out, "}\n");
 	const char *ot = type_c(ty_nullable(n->val));

@@ -149,6 +149,7 @@ static void add_counters(stoat_counters *t, const stoat_counters *c)
 	t->records_skipped += c->records_skipped;
 	t->records_dead_lettered += c->records_dead_lettered;
 	t->records_dropped += c->records_dropped;
+	t->records_late += c->records_late;
 }
 
 /* The run's counters (see driver.h for what "records in" counts). */
@@ -178,6 +179,9 @@ void stoat_print_summary(FILE *f, const stoat_driver *d, const stoat_counters *t
 	if (total->records_dropped)
 		fprintf(f, "%s: %" PRIu64 " record%s dropped by design (null keys where a key is needed)\n", app_id,
 			total->records_dropped, total->records_dropped == 1 ? "" : "s");
+	if (total->records_late)
+		fprintf(f, "%s: %" PRIu64 " late record%s dropped (window closed: end + grace had passed stream time)\n",
+			app_id, total->records_late, total->records_late == 1 ? "" : "s");
 	if (d->skip_warnings_hidden)
 		fprintf(f, "%s: %" PRIu64 " of %" PRIu64 " skipped-record warnings were not shown\n", app_id,
 			d->skip_warnings_hidden, d->skip_warnings_hidden + d->skip_warnings_printed);

@@ -80,6 +80,7 @@ struct stoat_driver {
 	uint64_t skip_warnings_printed;
 	uint64_t skip_warnings_hidden; /* rate-limited away, for the summary */
 	bool drop_reported;            /* the first dropped record was reported */
+	bool late_reported;            /* the first late record was reported */
 	stoat_state *state;            /* the app's stores; NULL when it has none */
 	stoat_stream_times stream_times;
 };

@@ -175,6 +175,19 @@ void stoat_record_dropped(stoat_ctx *cx, const char *why)
 				     "counts them)");
 }
 
+/* Counts a late record and reports the first one only, like stoat_record_dropped. */
+void stoat_record_late(stoat_ctx *cx, const char *why)
+{
+	cx->counters.records_late++;
+	if (cx->driver && cx->driver->late_reported)
+		return;
+	if (cx->driver)
+		cx->driver->late_reported = true;
+	snprintf(cx->error_message, sizeof cx->error_message, "%s", why);
+	report_record(cx, "warning", ": dropped as late, as Kafka Streams drops such records (reported once; the "
+				     "summary counts them)");
+}
+
 /* Prefixes the current error message with `what` (see runtime.h). */
 void stoat_error_context(stoat_ctx *cx, const char *what)
 {

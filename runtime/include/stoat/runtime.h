@@ -368,6 +368,7 @@ typedef struct stoat_counters {
 	uint64_t records_skipped; /* failures the skip policy let through */
 	uint64_t records_dead_lettered; /* failures written to a dead-letter topic */
 	uint64_t records_dropped; /* ignored by design: a null key where a key is needed */
+	uint64_t records_late;    /* dropped from a window that had closed (once per window) */
 } stoat_counters;
 
 /*
@@ -439,6 +440,15 @@ bool stoat_record_failed(stoat_ctx *cx);
  * in the summary, and the first one is reported.  Not a failure.
  */
 void stoat_record_dropped(stoat_ctx *cx, const char *why);
+
+/*
+ * Called by generated code when a record arrives for a window (or session)
+ * that has closed: end + grace has passed stream time.  Counted apart from
+ * stoat_record_dropped, once per window the record misses (as Kafka
+ * Streams' dropped-records sensor counts), and the first one is reported.
+ * Not a failure.
+ */
+void stoat_record_late(stoat_ctx *cx, const char *why);
 
 /* Called by generated code at the start of each record. */
 static inline void stoat_record_begin(stoat_ctx *cx, const stoat_msg *m)
