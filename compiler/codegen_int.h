@@ -101,6 +101,7 @@ typedef struct Gen {
 
 /* codegen.c: small shared utilities */
 const char *fail_stmt(Gen *g);
+void emit_source_time_check(Gen *g);
 const char *skip_stmt(Gen *g);
 char *new_tmp(Gen *g);
 char *c_string(const char *s, size_t len);

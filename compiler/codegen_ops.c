@@ -429,6 +429,17 @@ static void emit_timestamp_extractor(Gen *g, IrNode *src, CVar *k, CVar *v)
 	pr(g->out, "cx->timestamp = %s;\n", ts);
 }
 
+/*
+ * The check of a record's Kafka timestamp on a source without an
+ * extractor, as Kafka Streams' default FailOnInvalidTimestamp: a negative
+ * one (-1: no timestamp) is a per-record error under the source's policy.
+ */
+void emit_source_time_check(Gen *g)
+{
+	emit_record_error_if(g, "cx->timestamp < 0",
+	                     "\"invalid timestamp %lld: an event time must not be negative\", (long long)cx->timestamp");
+}
+
 /* The function a source's records enter by (pp, of the plan): decode, then the operators. */
 void emit_pipeline(Gen *g, const Pipeline *pp, Printer *p)
 {
@@ -452,8 +463,8 @@ void emit_pipeline(Gen *g, const Pipeline *pp, Printer *p)
 		emit_decode_var(g, src->val, src->value_format, "value", v->c);
 		if (src->timestamp)
 			emit_timestamp_extractor(g, src, k, v);
-		if (pp->observe_time) /* Kafka Streams: stream time moves before the record is processed */
-			pr(g->out, "(void)stoat_observe_time(cx, cx->timestamp);\n");
+		else if (!src->internal)
+			emit_source_time_check(g);
 		Printer rest;
 		Printer *saved = begin_sub(g, &rest, 0);
 		emit_children(g, src, k, v);

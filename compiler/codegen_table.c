@@ -608,6 +608,7 @@ void emit_table_source(Gen *g, IrNode *src, CVar *k, CVar *v)
 	pr(g->out, "%s %s;\n", type_c(src->key), k->c);
 	pr(g->out, "if (!%s(cx, m->key, \"key\", &%s))\n", dk, k->c);
 	pr_nested(g->out, "%s;\n", fail_stmt(g));
+	emit_source_time_check(g);
 	op_comment(g, src, xasprintf("table %s: the latest value per key; a null value deletes its key", st->name));
 	emit_store_read(g, src, k);
 	pr(g->out, "if (!m->value.ptr) {\n");

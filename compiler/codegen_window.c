@@ -58,13 +58,19 @@ void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, 
 	pr(g->out, "cx->key_buf.len = 0;\n%s(&cx->key_buf, &%s);\n", key_fn, use(kv));
 	pr(g->out, "stoat_str sk%d = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->key_buf));\n", id);
 	pr(g->out, "int64_t ts%d = cx->timestamp;\n", id);
+	/* The aggregation's stream time moves before its windows are updated
+	 * (Kafka Streams' observedStreamTime; a null key does not move it). */
+	pr(g->out, "int64_t *stime%d = stoat_window_stream_time(cx, %d);\n", id, n->store);
+	pr(g->out, "if (STOAT_UNLIKELY(!stime%d))\n", id);
+	pr_nested(g->out, "%s;\n", fail_stmt(g));
+	pr(g->out, "(void)stoat_observe_time(stime%d, ts%d);\n", id, id);
 	/* The first window holding ts: the smallest start above ts - size that is a multiple of the advance. */
 	pr(g->out, "int64_t from%d = ts%d - %lld;\n", id, id, (long long)(w->size - w->advance));
 	pr(g->out, "for (int64_t start%d = from%d > 0 ? from%d - from%d %% %lld : 0; start%d <= ts%d; start%d += %lld) {\n",
 	   id, id, id, id, (long long)w->advance, id, id, id, (long long)w->advance);
 	pr_indent(g->out);
 	pr(g->out, "int64_t end%d = start%d + %lld;\n", id, id, (long long)w->size);
-	pr(g->out, "if (end%d + %lld <= *cx->stream_time) {\n", id, (long long)w->grace);
+	pr(g->out, "if (end%d + %lld <= *stime%d) {\n", id, (long long)w->grace, id);
 	pr_nested(g->out, "stoat_record_late(cx, \"late: window closed (table %s)\");\n", st->name);
 	pr_nested(g->out, "continue;\n");
 	pr(g->out, "}\n");
@@ -216,7 +222,10 @@ void emit_window_close(Gen *g, const Pipeline *pp, Printer *p)
 	pr_nested(p, "return false;\n");
 	pr(p, "if (STOAT_UNLIKELY(cx->error))\n");
 	pr_nested(p, "return false;\n");
-	pr(p, "int64_t upto = *cx->stream_time - %lld;\n", (long long)w->grace);
+	pr(p, "const int64_t *stime = stoat_window_stream_time(cx, %d);\n", n->store);
+	pr(p, "if (STOAT_UNLIKELY(!stime))\n");
+	pr_nested(p, "return false;\n");
+	pr(p, "int64_t upto = *stime - %lld;\n", (long long)w->grace);
 	pr(p, "/* Windows end at the size plus a multiple of the advance: scan only once the next such end has closed. */\n");
 	pr(p, "int64_t next = after < %lld ? %lld : after + %lld - (after - %lld) %% %lld;\n", (long long)w->size,
 	   (long long)w->size, (long long)w->advance, (long long)w->size, (long long)w->advance);

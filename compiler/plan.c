@@ -492,12 +492,7 @@ static void plan_summaries(Plan *pl)
 	for (int i = 0; i < t->nstores; i++) {
 		SubTopology *st = &pl->subtopologies[t->stores[i].node->subtopology];
 		push_int(&st->stores, &st->nstores, i);
-		if (t->stores[i].window)
-			st->stream_time = true;
 	}
-	for (int i = 0; i < pl->npipelines; i++)
-		if (pl->pipelines[i].kind == PIPE_SOURCE)
-			pl->pipelines[i].observe_time = pl->subtopologies[pl->pipelines[i].subtopology].stream_time;
 	/* In reading order: the sources' pipelines, the segments, then each store's after_ and flush_. */
 	for (int rank = 0; rank < 3; rank++)
 		for (int i = 0; i < pl->npipelines; i++) {
@@ -709,7 +704,7 @@ static void pr_step(Printer *p, const Plan *pl, const Pipeline *pp, const PlanSt
 /* A pipeline: its function, the stores it may write, and its steps. */
 static void pr_pipeline(Printer *p, const Plan *pl, const Pipeline *pp)
 {
-	pr(p, "  pipeline %s%s", pp->cname, pp->observe_time ? " (advances stream time)" : "");
+	pr(p, "  pipeline %s", pp->cname);
 	for (int i = 0; i < pp->nstores; i++)
 		pr(p, "%s%s", i ? ", " : pp->nstores == 1 ? " (writes store " : " (writes stores ",
 		   pl->topo->stores[pp->stores[i]].name);

@@ -48,8 +48,6 @@ typedef struct Pipeline {
 	PipelineKind kind;
 	IrNode *entry;    /* the source, the merge, or (after, flush) the store's node */
 	int store;        /* PIPE_STORE_AFTER, PIPE_STORE_FLUSH, PIPE_WINDOW_CLOSE: the store; else -1 */
-	bool observe_time;/* PIPE_SOURCE in a sub-topology using stream time: it advances the
-	                     task's stream time (stoat_observe_time) before the operators */
 	char *cname;      /* the C function */
 	int subtopology;
 	PlanStep *steps;  /* what its function does, in order, starting with the entry */
@@ -83,7 +81,6 @@ typedef struct SubTopology {
 	int nstores;
 	int *pipelines;    /* its source pipelines, then segments, then after_/flush_/close_ */
 	int npipelines;
-	bool stream_time;  /* an operator uses the task's stream time (a window store) */
 } SubTopology;
 
 typedef struct Plan {

@@ -23,57 +23,6 @@ void stoat_ctx_init(stoat_ctx *cx, const stoat_app *app, stoat_driver *d)
 	stoat_buf_init(&cx->value_buf);
 	cx->app = app;
 	cx->driver = d;
-	cx->own_stream_time = -1;
-	cx->stream_time = &cx->own_stream_time;
-}
-
-/*
- * The slot of task (subtopology, partition): each slot is allocated on its
- * own, so that a pointer to it (cx->stream_time) survives the growth of
- * the table around it.
- */
-int64_t *stoat_stream_time_slot(stoat_driver *d, int subtopology, int32_t partition)
-{
-	assert(subtopology >= 0 && partition >= 0);
-	stoat_stream_times *t = &d->stream_times;
-	if (subtopology >= t->nsubtopologies) {
-		int n = subtopology + 1;
-		t->slots = stoat_xrealloc(t->slots, (size_t)n, sizeof *t->slots);
-		t->counts = stoat_xrealloc(t->counts, (size_t)n, sizeof *t->counts);
-		for (int i = t->nsubtopologies; i < n; i++) {
-			t->slots[i] = NULL;
-			t->counts[i] = 0;
-		}
-		t->nsubtopologies = n;
-	}
-	int32_t count = t->counts[subtopology];
-	if (partition >= count) {
-		int32_t n = partition + 1 > count * 2 ? partition + 1 : count * 2;
-		t->slots[subtopology] = stoat_xrealloc(t->slots[subtopology], (size_t)n, sizeof **t->slots);
-		for (int32_t i = count; i < n; i++)
-			t->slots[subtopology][i] = NULL;
-		t->counts[subtopology] = n;
-	}
-	int64_t **slot = &t->slots[subtopology][partition];
-	if (!*slot) {
-		*slot = stoat_xmalloc(sizeof **slot);
-		**slot = -1;
-	}
-	return *slot;
-}
-
-/* Frees d's stream time slots. */
-void stoat_stream_times_free(stoat_driver *d)
-{
-	stoat_stream_times *t = &d->stream_times;
-	for (int s = 0; s < t->nsubtopologies; s++) {
-		for (int32_t p = 0; p < t->counts[s]; p++)
-			free(t->slots[s][p]);
-		free(t->slots[s]);
-	}
-	free(t->slots);
-	free(t->counts);
-	memset(t, 0, sizeof *t);
 }
 
 /* Frees a context's arena and buffers. */

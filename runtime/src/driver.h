@@ -56,17 +56,6 @@ typedef struct stoat_driver_ops {
 	bool opens_parts_on_assignment;
 } stoat_driver_ops;
 
-/*
- * The stream time of every task (sub-topology, partition) a driver has
- * run: the largest event time its records had, -1 before the first.
- * Generated code reads and advances it through cx->stream_time, which the
- * driver points at the task's slot before each batch.
- */
-typedef struct stoat_stream_times {
-	int64_t ***slots;  /* [subtopology][partition]: each slot allocated alone */
-	int32_t *counts;   /* per sub-topology: length of slots[s] */
-	int nsubtopologies;
-} stoat_stream_times;
 
 /*
  * State every driver shares; the driver's own struct embeds it as its
@@ -82,17 +71,7 @@ struct stoat_driver {
 	bool drop_reported;            /* the first dropped record was reported */
 	bool late_reported;            /* the first late record was reported */
 	stoat_state *state;            /* the app's stores; NULL when it has none */
-	stoat_stream_times stream_times;
 };
-
-/*
- * The stream time slot of task (subtopology, partition) of d, made (-1) on
- * first use; it stays put for as long as d lives.
- */
-int64_t *stoat_stream_time_slot(stoat_driver *d, int subtopology, int32_t partition);
-
-/* Frees d's stream time slots. */
-void stoat_stream_times_free(stoat_driver *d);
 
 /* Skip warnings: every one of the first N, then one in every M. */
 enum { STOAT_SKIP_WARN_FIRST = 100, STOAT_SKIP_WARN_EVERY = 1000 };

@@ -204,7 +204,6 @@ static void run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_mes
 	cx->source = &k->app->sources[p->source];
 	cx->msg = NULL;
 	cx->error = false;
-	cx->stream_time = stoat_stream_time_slot(&k->driver, cx->source->subtopology, rk[0]->partition);
 	cx->source->pipeline(cx, k->batch, n);
 	cx->msg = NULL;
 	stoat_arena_reset(&cx->arena);
@@ -679,7 +678,6 @@ out:
 	watchdog_stage("closing the state");
 	stoat_state_close(k->state);
 	k->state = NULL;
-	stoat_stream_times_free(&k->driver);
 	/*
 	 * Only librdkafka's own teardown is left (no callback of ours runs in
 	 * rd_kafka_destroy): if it does not return, the watchdog ends the

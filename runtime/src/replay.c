@@ -435,7 +435,6 @@ static bool replay_drain(stoat_replay *r)
 		ic->source = &r->app->sources[q->source];
 		ic->msg = NULL;
 		ic->error = false;
-		ic->stream_time = stoat_stream_time_slot(&r->driver, ic->source->subtopology, m.partition);
 		ic->source->pipeline(ic, &m, 1);
 		ic->msg = NULL;
 		stoat_arena_reset(&ic->arena);
@@ -771,7 +770,6 @@ static void run_batch(stoat_replay *r, stoat_ctx *cx, size_t n)
 	cx->source = &r->app->sources[cx - r->tasks];
 	cx->msg = NULL;
 	cx->error = false;
-	cx->stream_time = stoat_stream_time_slot(&r->driver, cx->source->subtopology, r->batch[0].partition);
 	if (r->opt->batch_hook) {
 		r->opt->batch_hook(r->opt->hook_arg, cx, r->batch, r->batch_partition_given, n);
 	} else if (!r->has_internal) {
@@ -1010,7 +1008,6 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 	for (size_t i = 0; i < app->source_count; i++)
 		stoat_ctx_free(&r->tasks[i]);
 	replay_state_close(r);
-	stoat_stream_times_free(&r->driver);
 	stoat_ctx_free(&r->check_cx);
 	for (size_t i = 0; i < r->topic_count; i++)
 		free(r->topics[i].name);

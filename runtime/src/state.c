@@ -441,9 +441,6 @@ static bool run_flush_fn(stoat_state *st, int store, const stoat_store_update *u
 			}
 	fcx->msg = NULL;
 	fcx->error = false;
-	/* The updates are of one store partition: its task's stream time. */
-	fcx->stream_time = fcx->driver ? stoat_stream_time_slot(fcx->driver, desc->subtopology, updates[0].record.partition)
-				       : &fcx->own_stream_time;
 	desc->flush(fcx, updates, n);
 	fcx->msg = NULL;
 	stoat_arena_reset(&fcx->arena);

@@ -32,14 +32,15 @@ struct stoat_store_part {
 	uint64_t restored;    /* records applied by the last restore */
 	bool rebuild_pending; /* a rebuild of the changelog started, not finished */
 	/*
-	 * A window store's (window_store.c): the task's stream time slot;
-	 * the stream time last written to the store (the open interval's)
-	 * and as of the last commit; the expiry cut of the last expiry
+	 * A window store's (window_store.c): the stream time of its
+	 * aggregation on this partition (stoat_window_stream_time); the
+	 * stream time last written to the store (the open interval's) and as
+	 * of the last commit; the expiry cut of the last expiry
 	 * (windows ending below it are gone or hidden) and the segment below
 	 * which everything was deleted.
 	 */
 	bool window;
-	int64_t *stream_time;
+	int64_t stream_time;
 	int64_t stream_time_written;
 	int64_t stream_time_committed;
 	int64_t expired_cut;

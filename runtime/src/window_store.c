@@ -171,24 +171,24 @@ void stoat_window_index_write(stoat_store_part *p, stoat_str key, bool deleted)
 /* Stream time                                                         */
 /* ------------------------------------------------------------------ */
 
-/* p holds (committed) stream time v: raises p's and the task's slot. */
+/* p holds (committed) stream time v: raises p's. */
 static void stream_time_known(stoat_store_part *p, int64_t v)
 {
 	if (v > p->stream_time_committed)
 		p->stream_time_committed = v;
 	if (v > p->stream_time_written)
 		p->stream_time_written = v;
-	if (v > *p->stream_time)
-		*p->stream_time = v;
+	if (v > p->stream_time)
+		p->stream_time = v;
 }
 
-/* A newly opened window store partition: its slot, and for RocksDB its
- * committed stream time (whose expiry was done at that commit). */
+/* A newly opened window store partition: no stream time yet, and for
+ * RocksDB its committed stream time (whose expiry was done at that
+ * commit). */
 bool stoat_window_part_opened(stoat_store_part *p, char *err, size_t errlen)
 {
 	const stoat_store_desc *d = desc_of(p);
-	p->stream_time = stoat_stream_time_slot(p->st->driver, d->subtopology, p->partition);
-	p->stream_time_written = p->stream_time_committed = -1;
+	p->stream_time = p->stream_time_written = p->stream_time_committed = -1;
 	p->expired_cut = INT64_MIN;
 	p->expired_segment = INT64_MIN;
 	if (p->family < 0)
@@ -219,9 +219,9 @@ void stoat_window_restored(stoat_store_part *p, stoat_str key, stoat_str value)
 }
 
 /*
- * Writes the task's stream time to each window store partition whose
- * task's stream time moved since it was last written: a store write like
- * any other (held back, logged), in the flush context.
+ * Writes the stream time of each window store partition that moved since
+ * it was last written: a store write like any other (held back, logged),
+ * in the flush context.
  */
 bool stoat_window_write_stream_times(stoat_state *st)
 {
@@ -232,9 +232,9 @@ bool stoat_window_write_stream_times(stoat_state *st)
 			continue;
 		for (int32_t i = 0; i < st->part_caps[s]; i++) {
 			stoat_store_part *p = st->parts[s][i];
-			if (!p || *p->stream_time <= p->stream_time_written)
+			if (!p || p->stream_time <= p->stream_time_written)
 				continue;
-			int64_t now = *p->stream_time;
+			int64_t now = p->stream_time;
 			char v[8];
 			put_be64(v, now);
 			stoat_msg m = { .partition = p->partition, .offset = -1, .timestamp = now };
@@ -257,24 +257,19 @@ bool stoat_window_write_stream_times(stoat_state *st)
 	return ok;
 }
 
-/* Puts every window store partition's stream time, and its task's slot,
- * back to the committed value. */
+/* Puts every window store partition's stream time back to the committed
+ * value. */
 void stoat_window_aborted(stoat_state *st)
 {
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t s = 0; s < st->app->store_count; s++)
-			for (int32_t i = 0; i < st->part_caps[s]; i++) {
-				stoat_store_part *p = st->parts[s][i];
-				if (!p || !p->window)
-					continue;
-				p->stream_time_written = p->stream_time_committed;
-				/* A task's slot is the largest of its stores'. */
-				if (pass == 0)
-					*p->stream_time = -1;
-				else if (*p->stream_time < p->stream_time_committed)
-					*p->stream_time = p->stream_time_committed;
-			}
+	for (size_t s = 0; s < st->app->store_count; s++)
+		for (int32_t i = 0; i < st->part_caps[s]; i++) {
+			stoat_store_part *p = st->parts[s][i];
+			if (!p || !p->window)
+				continue;
+			p->stream_time = p->stream_time_written = p->stream_time_committed;
+		}
 }
+
 
 /* ------------------------------------------------------------------ */
 /* Expiry                                                              */
@@ -377,6 +372,13 @@ static stoat_store_part *window_part_of(stoat_ctx *cx, int store)
 		return NULL;
 	}
 	return p;
+}
+
+/* See runtime.h. */
+int64_t *stoat_window_stream_time(stoat_ctx *cx, int store)
+{
+	stoat_store_part *p = window_part_of(cx, store);
+	return p ? &p->stream_time : NULL;
 }
 
 /* The window store key of (key, start, end), in cx's arena. */

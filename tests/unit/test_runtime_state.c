@@ -115,7 +115,6 @@ static void fixture_open(fixture *f, const char *dir, size_t cache)
 static void fixture_close(fixture *f)
 {
 	stoat_state_close(f->driver.state);
-	stoat_stream_times_free(&f->driver); /* the flush context's slots */
 	stoat_arena_free(&f->cx.arena);
 	stoat_buf_free(&f->cx.key_buf);
 	stoat_buf_free(&f->cx.value_buf);

@@ -5,7 +5,8 @@
  * and cached windows (a cached delete hides a committed window), with and
  * without the time index; expiry bounds (end exactly at stream time -
  * retention kept, one below gone, whole segments deleted); metadata keys
- * untouched; stream time written, reopened, restored and reset by abort.
+ * untouched; stream time per store and partition, written, reopened,
+ * restored and reset by abort.
  * Expected values are worked out by hand in the comments.
  */
 #include "internal.h"
@@ -72,13 +73,21 @@ static void fixture_close(fixture *f)
 {
 	stoat_state_close(f->driver.state);
 	stoat_arena_free(&f->cx.arena);
-	stoat_stream_times_free(&f->driver);
 }
 
-/* Task 0_0's stream time slot. */
-static int64_t *slot(fixture *f)
+/* The stream time of store's aggregation on the fixture's partition. */
+static int64_t *stime(fixture *f, int store)
 {
-	return stoat_stream_time_slot(&f->driver, 0, 0);
+	int64_t *t = stoat_window_stream_time(&f->cx, store);
+	ck_assert_msg(t != NULL, "%s", f->cx.error_message);
+	return t;
+}
+
+/* Sets the stream time of both stores' aggregations. */
+static void set_time(fixture *f, int64_t v)
+{
+	*stime(f, 0) = v;
+	*stime(f, 1) = v;
 }
 
 static void commit(fixture *f)
@@ -206,7 +215,7 @@ START_TEST(key_layout_orders_by_segment_key_end_start)
 	wput(&f, 0, "a", 0, 9, "4");
 	wput(&f, 0, "a", 2, 6, "5");
 	stoat_window_put(&f.cx, 0, rkey("a\0x", 3), 0, 5, STR("6"));
-	*slot(&f) = 20;
+	set_time(&f, 20);
 	commit(&f);
 	char out[1024] = "";
 	char err[512] = "";
@@ -336,7 +345,7 @@ START_TEST(expiry_keeps_the_cut_and_drops_below)
 	wput(&f, 0, "a", 45, 55, "55");
 	wput(&f, 0, "b", 46, 56, "56");
 	ck_assert(stoat_store_put(&f.cx, 0, STR("\0emitted"), STR("x")));
-	*slot(&f) = 155;
+	set_time(&f, 155);
 	commit(&f);
 	ck_assert_str_eq(wget(&f, 0, "a", 34, 44), "-");
 	ck_assert_str_eq(wget(&f, 0, "a", 44, 54), "-");
@@ -369,7 +378,7 @@ START_TEST(expiry_with_the_time_index)
 	wput(&f, 1, "a", 0, 99, "99");
 	wput(&f, 1, "a", 0, 149, "149");
 	wput(&f, 1, "a", 0, 150, "150");
-	*slot(&f) = 250;
+	set_time(&f, 250);
 	commit(&f);
 	ck_assert_str_eq(fetch_ended(&f, 1, -1, 1000), "a 0 150 150;");
 	ck_assert_str_eq(wget(&f, 1, "a", 0, 99), "-");
@@ -380,14 +389,14 @@ START_TEST(expiry_with_the_time_index)
 END_TEST
 
 /* The stream time is a store value under "\0stream-time" (8 bytes,
- * big-endian) after a commit, and reopening RocksDB raises the slot. */
+ * big-endian) after a commit, and reopening RocksDB reads it back. */
 START_TEST(stream_time_is_persisted)
 {
 	fixture f;
 	const char *dir = backing(_i);
 	fixture_open(&f, dir, 0);
 	wput(&f, 0, "a", 0, 10, "1");
-	*slot(&f) = 0x0102;
+	set_time(&f, 0x0102);
 	commit(&f);
 	stoat_str v;
 	ck_assert(stoat_store_get(&f.cx, 0, STR("\0stream-time"), &v));
@@ -395,16 +404,14 @@ START_TEST(stream_time_is_persisted)
 	fixture_close(&f);
 	if (dir) {
 		fixture_open(&f, dir, 0);
-		ck_assert_int_eq(*slot(&f), -1);
-		part(&f, 0);
-		ck_assert_int_eq(*slot(&f), 0x0102);
+		ck_assert_int_eq(*stime(&f, 0), 0x0102);
 		fixture_close(&f);
 	}
 	remove_dirs();
 }
 END_TEST
 
-/* A restored stream-time record raises the slot (never lowers it), and
+/* A restored stream-time record raises the stream time (never lowers it), and
  * the restore expires what it restored: stream time 300, cut 200, so a
  * window ending 150 (segment 15) is gone and one ending 250 is kept. */
 START_TEST(stream_time_is_restored)
@@ -439,7 +446,7 @@ START_TEST(stream_time_is_restored)
 	ck_assert(stoat_store_part_restore_record(p, STR("\0stream-time"), (stoat_str){ lower, 8 }, 3, err,
 						  sizeof err));
 	ck_assert(stoat_store_part_restore_done(p, err, sizeof err));
-	ck_assert_int_eq(*slot(&f), 300);
+	ck_assert_int_eq(*stime(&f, 0), 300);
 	ck_assert_str_eq(wget(&f, 0, "a", 140, 150), "-");
 	ck_assert_str_eq(wget(&f, 0, "a", 240, 250), "new");
 	ck_assert_str_eq(fetch_key(&f, 0, "a", 0, 1000), "a 240 250 new;");
@@ -514,7 +521,7 @@ START_TEST(flush_hands_window_keys_on)
 	wput(&f, 0, "a", 0, 10, "2");
 	wput(&f, 0, "a", 10, 20, "3");
 	ck_assert(!stoat_store_put(&f.cx, 0, STR("\0emitted"), STR("x"))); /* cached */
-	*slot(&f) = 30;
+	set_time(&f, 30);
 	commit(&f);
 	ck_assert_str_eq(flushed, "10 20 3;0 10 2;meta;");
 	flushed[0] = '\0';
@@ -527,23 +534,49 @@ START_TEST(flush_hands_window_keys_on)
 }
 END_TEST
 
-/* An abort puts the slot back to the committed stream time (100), and
+/* An abort puts the stream time back to the committed one (100), and
  * the stream time written by the aborted flush is dropped with it. */
 START_TEST(abort_resets_stream_time)
 {
 	fixture f;
 	fixture_open(&f, backing(_i), 0);
 	wput(&f, 0, "a", 0, 10, "1");
-	*slot(&f) = 100;
+	set_time(&f, 100);
 	commit(&f);
-	*slot(&f) = 200;
+	set_time(&f, 200);
 	ck_assert(stoat_state_flush(f.driver.state));
 	stoat_state_abort(f.driver.state);
-	ck_assert_int_eq(*slot(&f), 100);
+	ck_assert_int_eq(*stime(&f, 0), 100);
 	commit(&f);
 	stoat_str v;
 	ck_assert(stoat_store_get(&f.cx, 0, STR("\0stream-time"), &v));
 	ck_assert(stoat_str_eq(v, STR("\0\0\0\0\0\0\0\x64")));
+	fixture_close(&f);
+	remove_dirs();
+}
+END_TEST
+
+/* Each window store (each aggregation, as Kafka Streams' processors) and
+ * each partition has its own stream time, -1 before the first record: a
+ * record moving store 0's on partition 0 moves neither store 1's nor
+ * store 0's on partition 1, and a commit writes only the one that moved. */
+START_TEST(stream_time_per_store_and_partition)
+{
+	fixture f;
+	fixture_open(&f, backing(_i), 0);
+	wput(&f, 0, "a", 0, 10, "1");
+	ck_assert_int_eq(stoat_observe_time(stime(&f, 0), 40), -1);
+	ck_assert_int_eq(stoat_observe_time(stime(&f, 0), 30), 40);
+	ck_assert_int_eq(*stime(&f, 0), 40);
+	ck_assert_int_eq(*stime(&f, 1), -1);
+	f.msg.partition = 1;
+	ck_assert_int_eq(*stime(&f, 0), -1);
+	f.msg.partition = 0;
+	commit(&f);
+	stoat_str v;
+	ck_assert(stoat_store_get(&f.cx, 0, STR("\0stream-time"), &v));
+	ck_assert(stoat_str_eq(v, STR("\0\0\0\0\0\0\0\x28")));
+	ck_assert(!stoat_store_get(&f.cx, 1, STR("\0stream-time"), &v));
 	fixture_close(&f);
 	remove_dirs();
 }
@@ -564,6 +597,7 @@ static Suite *window_suite(void)
 	tcase_add_loop_test(tc, stream_time_is_restored, 0, 2);
 	tcase_add_loop_test(tc, restore_rebuilds_the_time_index, 0, 2);
 	tcase_add_loop_test(tc, abort_resets_stream_time, 0, 2);
+	tcase_add_loop_test(tc, stream_time_per_store_and_partition, 0, 2);
 	tcase_add_loop_test(tc, flush_hands_window_keys_on, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;

@@ -402,16 +402,6 @@ struct stoat_ctx {
 	 * updates carry it; a dead letter carries the input's own.
 	 */
 	int64_t timestamp;
-	/*
-	 * The running task's stream time: the largest timestamp its records
-	 * have had, -1 before the first.  The driver points it at the task's
-	 * slot (sub-topology, partition) before each batch; the state layer
-	 * keeps it with the task's window stores, so it survives a restart
-	 * and moves with the task.  Generated code advances it with
-	 * stoat_observe_time before a record is processed.
-	 */
-	int64_t *stream_time;
-	int64_t own_stream_time; /* where stream_time points until a driver sets it */
 };
 
 /*
@@ -496,16 +486,28 @@ bool stoat_store_delete(stoat_ctx *cx, int store, stoat_str key);
 /* ------------------------------------------------------------------ */
 
 /*
- * Advances the task's stream time to ts if ts is larger (Kafka Streams:
- * stream time moves before the record is processed) and returns the
- * stream time as it was before.  ts is the record's valid (non-negative)
- * event time.
+ * Stream time belongs to a windowed aggregation, as Kafka Streams'
+ * observedStreamTime belongs to each window processor: the largest event
+ * time among the records that reached that aggregation on this partition,
+ * -1 before the first.  A record filtered out before the aggregation, or
+ * dropped by it for a null key, does not move it.  It is kept with the
+ * aggregation's window store (the state layer writes it to the store at
+ * each flush where it moved), so it survives a restart and moves with the
+ * task; unlike Kafka Streams, whose processors start again at -1.
+ *
+ * stoat_window_stream_time gives the stream time of window store `store`
+ * for cx's record (NULL after an error: cx->error); generated code
+ * advances it with stoat_observe_time before the record updates windows.
  */
-static inline int64_t stoat_observe_time(stoat_ctx *cx, int64_t ts)
+int64_t *stoat_window_stream_time(stoat_ctx *cx, int store);
+
+/* Advances *stream_time to ts if ts is larger and returns the stream time
+ * as it was before.  ts is the record's valid (non-negative) event time. */
+static inline int64_t stoat_observe_time(int64_t *stream_time, int64_t ts)
 {
-	int64_t before = *cx->stream_time;
+	int64_t before = *stream_time;
 	if (ts > before)
-		*cx->stream_time = ts;
+		*stream_time = ts;
 	return before;
 }
 

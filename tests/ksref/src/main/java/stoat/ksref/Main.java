@@ -65,13 +65,14 @@ public final class Main {
         long grace = -1;
         String agg = "count"; // count, reduce, aggregate
         String emit = "changes"; // changes, final (onWindowClose), suppress (untilWindowCloses)
+        boolean filterPositive;  // filter((k, v) -> v > 0) before groupByKey
         String input;
     }
 
     private static void usage(final String why) {
         System.err.println("ksref: " + why);
         System.err.println("usage: ksref tumbling SIZE | hopping SIZE ADVANCE | sliding DIFF | session GAP");
-        System.err.println("             --grace MS [--agg count|reduce|aggregate] [--emit changes|final|suppress] INPUT");
+        System.err.println("             --grace MS [--agg count|reduce|aggregate] [--emit changes|final|suppress] [--filter-positive] INPUT");
         System.exit(2);
     }
 
@@ -108,6 +109,7 @@ public final class Main {
                 case "--grace" -> spec.grace = ms(i < args.length ? args[i++] : "");
                 case "--agg" -> spec.agg = i < args.length ? args[i++] : "";
                 case "--emit" -> spec.emit = i < args.length ? args[i++] : "";
+                case "--filter-positive" -> spec.filterPositive = true;
                 default -> {
                     if (a.startsWith("--") || spec.input != null) usage("unexpected argument " + a);
                     spec.input = a;
@@ -131,13 +133,14 @@ public final class Main {
     }
 
     /**
-     * Builds: stream(topic) (String key, Long value) |> groupByKey |> windowedBy(...)
+     * Builds: stream(topic) (String key, Long value) [|> filter(v > 0)] |> groupByKey |> windowedBy(...)
      * [|> emitStrategy(onWindowClose)] |> count | reduce(sum) | aggregate(0, sum[, merger sum])
      * [|> suppress(untilWindowCloses(unbounded))] |> toStream |> key as JSON |> to "out".
      */
     private static Topology build(final Spec spec, final String topic) {
         final StreamsBuilder builder = new StreamsBuilder();
-        final KStream<String, Long> in = builder.stream(topic, Consumed.with(Serdes.String(), Serdes.Long()));
+        KStream<String, Long> in = builder.stream(topic, Consumed.with(Serdes.String(), Serdes.Long()));
+        if (spec.filterPositive) in = in.filter((k, v) -> v != null && v > 0);
         final KGroupedStream<String, Long> grouped = in.groupByKey(Grouped.with(Serdes.String(), Serdes.Long()));
         final Duration grace = Duration.ofMillis(spec.grace);
         final boolean onClose = spec.emit.equals("final");
