@@ -11,6 +11,7 @@
  *                  indexing; the helper registry and its output
  * codegen_store.c  the store key and value codecs, from one layout table
  * codegen_window.c windowed aggregations and the pipelines after window stores
+ * codegen_session.c session windows: merging sessions, emit final's bound
  *
  * The public entry point stays codegen.h.
  */
@@ -152,11 +153,18 @@ void emit_stream_fold(Gen *g, IrNode *n, Node *adder, CVar *kv, CVar *vv, const 
 bool open_present_guard(Gen *g, Type *kt, CVar *k, Type *vt, CVar *v);
 void emit_dropped_else(Gen *g, const char *why);
 void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v);
+void bind_folder(Gen *g, Node *fn, bool is_reduce, CVar *k, CVar *v, CVar *acc);
 
 /* codegen_window.c */
 void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);
 void emit_window_flush(Gen *g, const Pipeline *pp, Printer *p);
 void emit_window_close(Gen *g, const Pipeline *pp, Printer *p);
+void emit_window_value_read(Gen *g, Printer *p, IrNode *n, const char *stored, const char *ts, const char *into,
+                            const char *fail);
+
+/* codegen_session.c */
+void emit_session_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);
+void emit_session_close_bound(Printer *p, const WindowSpec *w);
 
 /* codegen_serde.c */
 char *helper_name(HelperKind kind, Type *t, Format f);

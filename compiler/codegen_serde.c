@@ -311,7 +311,10 @@ static void emit_encode(Printer *p, Type *t, Format f)
 	static const char *be_put[] = { [FMT_I32] = "be32", [FMT_I64] = "be64", [FMT_F64] = "be_f64" };
 	Type *s = type_strip(t);
 	if (f != FMT_JSON && s->kind == TY_RECORD && s->rec->windowed) {
-		/* Kafka Streams' TimeWindowedSerializer: the inner key's bytes, then the start (8 bytes big-endian). */
+		/*
+		 * Kafka Streams' TimeWindowedSerializer: the inner key's bytes, then the start (8 bytes
+		 * big-endian); SessionWindowedSerializer (SessionKeySchema): the key, the end, the start.
+		 */
 		pr(p, "stoat_str inner;\nif (!%s(cx, b, &%s->%s, &inner))\n", helper_name(H_ENCODE, s->rec->fields[0].type, f),
 		   src, c_field("key"));
 		pr_nested(p, "return false;\n");
@@ -319,6 +322,8 @@ static void emit_encode(Printer *p, Type *t, Format f)
 		pr_nested(p, "b->len = 0;\n");
 		pr_nested(p, "stoat_buf_put(b, inner.ptr, inner.len);\n");
 		pr(p, "}\n");
+		if (s->rec->session)
+			pr(p, "stoat_buf_put_be64(b, %s->%s);\n", src, c_field("end"));
 		pr(p, "stoat_buf_put_be64(b, %s->%s);\n*out = stoat_buf_str(b);\nreturn true;\n", src, c_field("start"));
 		pr_dedent(p);
 		pr(p, "}\n\n");

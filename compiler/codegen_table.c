@@ -91,7 +91,7 @@ int cogroup_input(IrNode *cg, IrNode *in)
  * Binds the parameters of an aggregation's adder or subtractor: (v, acc)
  * or (k, v, acc) for aggregate, (acc, v) or (k, acc, v) for reduce.
  */
-static void bind_folder(Gen *g, Node *fn, bool is_reduce, CVar *k, CVar *v, CVar *acc)
+void bind_folder(Gen *g, Node *fn, bool is_reduce, CVar *k, CVar *v, CVar *acc)
 {
 	int np = node_list_len(fn->list);
 	for (Node *p = fn->list; p; p = p->next) {
@@ -313,7 +313,9 @@ void emit_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v
 	else
 		snprintf(what, sizeof what, "%s (store %s)", names[n->agg_kind], st->name);
 	op_comment(g, n, what);
-	if (n->window)
+	if (n->window && n->window->kind == WIN_SESSION)
+		emit_session_aggregate(g, n, in, adder, k, v);
+	else if (n->window)
 		emit_window_aggregate(g, n, in, adder, k, v);
 	else if (in->group_table)
 		emit_table_aggregate(g, n, k);

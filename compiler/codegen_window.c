@@ -22,7 +22,7 @@
  * Reads a window store value (the C stoat_str `stored`) into ts (its
  * largest timestamp) and into the aggregate `into` (of n's value type).
  */
-static void emit_window_value_read(Gen *g, Printer *p, IrNode *n, const char *stored, const char *ts,
+void emit_window_value_read(Gen *g, Printer *p, IrNode *n, const char *stored, const char *ts,
                                    const char *into, const char *fail)
 {
 	char *read_fn = need(g, H_STORE_VALUE_READ, n->val, FMT_JSON);
@@ -179,7 +179,8 @@ enum { EMITTED_KEY_LEN = 14 };
 
 /*
  * close_<store>: emit final.  Every window whose end + grace <= stream
- * time and which was not emitted before goes once through the store's
+ * time (a session: end < stream time - grace - gap, emit_session_close_bound)
+ * and which was not emitted before goes once through the store's
  * downstream operators, in end, key, start order (a scan of the store,
  * stoat_window_fetch_ended: nothing is kept per window in memory), with
  * its largest timestamp.  "Emitted up to" (the last scan's bound) is
@@ -196,7 +197,6 @@ void emit_window_close(Gen *g, const Pipeline *pp, Printer *p)
 	Store *st = &g->topo->stores[pp->store];
 	IrNode *n = st->node;
 	const WindowSpec *w = n->window;
-	assert(w->kind == WIN_TUMBLING || w->kind == WIN_HOPPING);
 	Type *inner = n->key->rec->fields[0].type;
 	const char *vt = type_c(ty_nullable(n->val));
 	Printer body;
@@ -225,12 +225,17 @@ void emit_window_close(Gen *g, const Pipeline *pp, Printer *p)
 	pr(p, "const int64_t *stime = stoat_window_stream_time(cx, %d);\n", n->store);
 	pr(p, "if (STOAT_UNLIKELY(!stime))\n");
 	pr_nested(p, "return false;\n");
-	pr(p, "int64_t upto = *stime - %lld;\n", (long long)w->grace);
-	pr(p, "/* Windows end at the size plus a multiple of the advance: scan only once the next such end has closed. */\n");
-	pr(p, "int64_t next = after < %lld ? %lld : after + %lld - (after - %lld) %% %lld;\n", (long long)w->size,
-	   (long long)w->size, (long long)w->advance, (long long)w->size, (long long)w->advance);
-	pr(p, "if (next > upto)\n");
-	pr_nested(p, "return true;\n");
+	if (w->kind == WIN_SESSION) {
+		emit_session_close_bound(p, w);
+	} else {
+		assert(w->kind == WIN_TUMBLING || w->kind == WIN_HOPPING);
+		pr(p, "int64_t upto = *stime - %lld;\n", (long long)w->grace);
+		pr(p, "/* Windows end at the size plus a multiple of the advance: scan only once the next such end has closed. */\n");
+		pr(p, "int64_t next = after < %lld ? %lld : after + %lld - (after - %lld) %% %lld;\n", (long long)w->size,
+		   (long long)w->size, (long long)w->advance, (long long)w->size, (long long)w->advance);
+		pr(p, "if (next > upto)\n");
+		pr_nested(p, "return true;\n");
+	}
 	pr(p, "stoat_window_iter *it = stoat_window_fetch_ended(cx, %d, after, upto);\n", n->store);
 	pr(p, "if (STOAT_UNLIKELY(cx->error))\n");
 	pr_nested(p, "goto fail;\n");

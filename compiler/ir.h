@@ -92,6 +92,8 @@ struct IrNode {
 	AggKind agg_kind;   /* IR_AGGREGATE */
 	Node *init;         /* IR_AGGREGATE: aggregate's initial value */
 	Node *subtractor;   /* IR_AGGREGATE of a grouped table: takes the old value out */
+	Node *merger;       /* IR_AGGREGATE over session windows: (a, b) or (k, a, b), the
+	                       aggregate of two sessions a record merges (Kafka Streams' Merger) */
 	Node **adders;      /* IR_COGROUP: the adder of each parent, in parent order */
 	int store;          /* has_store: index into Topology.stores (set by the plan) */
 	IrNode *peer;       /* internal: the source of a sink, the sink of a source */

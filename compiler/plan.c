@@ -532,10 +532,9 @@ static void plan_windows_supported(const Topology *t)
 		const WindowSpec *w = t->stores[i].node->window;
 		if (!w)
 			continue;
-		if (w->kind == WIN_SLIDING || w->kind == WIN_SESSION)
-			error_hint(w->span, "tumbling and hopping windows work; sliding and session windows are next",
-			           "%s windows are not yet supported by code generation",
-			           w->kind == WIN_SLIDING ? "sliding" : "session");
+		if (w->kind == WIN_SLIDING)
+			error_hint(w->span, "tumbling, hopping and session windows work; sliding windows are next",
+			           "%s windows are not yet supported by code generation", "sliding");
 	}
 }
 

@@ -529,7 +529,7 @@ bool parse_format(Node *f, Format *out)
 void check_format(Node *where, Format f, Type *t, const char *what)
 {
 	Type *s = type_strip(t);
-	/* A windowed key in a binary format: its inner key's bytes, then the window start. */
+	/* A windowed key in a binary format: its inner key's bytes, then the window's bounds. */
 	if (f != FMT_JSON && s->kind == TY_RECORD && s->rec->windowed)
 		s = s->rec->fields[0].type;
 	bool ok;

@@ -471,6 +471,25 @@ static void check_folder(Sema *sema, Node *fn, bool is_reduce, Type *key, Type *
 		           type_str(t));
 }
 
+/*
+ * Checks a session aggregate's merger (fn): (a, b) or (k, a, b), the
+ * aggregates of two sessions a record joins and the key (Kafka Streams'
+ * Merger: aggKey, aggOne, aggTwo); it must give the accumulator type.
+ */
+static void check_merger(Sema *sema, Node *fn, Type *key, Type *acc)
+{
+	static const int counts[] = { 2, 3 };
+	Type *two[] = { acc, acc }, *three[] = { key, acc, acc };
+	Type *const *types[] = { two, three };
+	const char *shape = "write the merger as (a, b) => merged or (k, a, b) => merged";
+	Type *t = check_lambda_typed(sema, fn, 2, counts, types, acc, "aggregate", shape);
+	if (!t || assignable(t, acc))
+		return;
+	error_hint(fn->a->span, "the merger combines two sessions' aggregates into one of the same type",
+	           "accumulator type mismatch: the initial value is %s, the merger gives %s", type_str(acc),
+	           type_str(t));
+}
+
 /* Checks aggregate's initial value; returns the accumulator type (ty_error if unusable). */
 static Type *check_initial(Sema *sema, Node *init)
 {
@@ -500,9 +519,11 @@ static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const O
 	n->key = type_strip(parent->key); /* null keys never reach a table */
 	if (parent->window) { /* one value per key and window */
 		n->window = parent->window;
-		n->key = ty_windowed(n->key);
+		n->key = parent->window->kind == WIN_SESSION ? ty_session_windowed(n->key) : ty_windowed(n->key);
 	}
 	n->table = true;
+	/* A record that merges sessions retracts them: a tombstone each. */
+	n->may_delete = parent->window && parent->window->kind == WIN_SESSION;
 	add_store(sema, n);
 	Type *v = type_strip(parent->val);
 	/* Arguments: count(); reduce(add[, sub]); aggregate(init, add[, sub]); aggregate(init) after cogroup. */
@@ -510,6 +531,10 @@ static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const O
 	int want = (is_count ? 0 : is_reduce ? 1 : 2) + (table_side && !is_count ? 1 : 0);
 	if (parent->cogrouped)
 		want = 1;
+	/* Over sessions, aggregate takes a merger; count and reduce merge by sum and by the reducer. */
+	bool session = parent->window && parent->window->kind == WIN_SESSION;
+	if (session && !is_count && !is_reduce)
+		want = 3;
 	if (is_count) {
 		n->agg_kind = AGG_COUNT;
 		n->val = ty_i64;
@@ -525,6 +550,17 @@ static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const O
 		if (parent->cogrouped)
 			error_hint(step->span, "the adders are given with each grouped stream in cogroup(...)",
 			           "aggregate after cogroup takes only the initial value, got %d arguments", nargs);
+		else if (session && !is_reduce && nargs == 2)
+			error_hint(step->name_span,
+			           "write aggregate(initial, (v, acc) => ..., (a, b) => ...): when a record bridges two "
+			           "sessions, the merger combines their aggregates",
+			           "aggregate over session windows needs a merger");
+		else if (parent->window && !session && !is_reduce && nargs == 3)
+			error_hint(extra->span, "write aggregate(initial, (v, acc) => ...)",
+			           "a merger is only for session windows, and this window is %s",
+			           parent->window->kind == WIN_TUMBLING  ? "tumbling"
+			           : parent->window->kind == WIN_HOPPING ? "hopping"
+			                                                 : "sliding");
 		else if (!table_side && nargs == want + 1)
 			error_hint(extra->span,
 			           is_reduce ? "write reduce((acc, v) => ...)" : "write aggregate(initial, (v, acc) => ...)",
@@ -539,9 +575,11 @@ static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const O
 			           "reduce takes %d argument%s, got %d", want, want == 1 ? "" : "s", nargs);
 		else
 			error_hint(step->span,
-			           table_side ? "write aggregate(initial, (v, acc) => ..., (v, acc) => ...)" : "write aggregate(initial, (v, acc) => ...)",
+			           table_side ? "write aggregate(initial, (v, acc) => ..., (v, acc) => ...)"
+			           : session  ? "write aggregate(initial, (v, acc) => ..., (a, b) => ...)"
+			                      : "write aggregate(initial, (v, acc) => ...)",
 			           "aggregate takes %d arguments (an initial value, an adder%s), got %d", want,
-			           table_side ? " and a subtractor" : "", nargs);
+			           table_side ? " and a subtractor" : session ? " and a merger" : "", nargs);
 		return n;
 	}
 	Node *arg = step->list;
@@ -563,6 +601,10 @@ static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const O
 	if (table_side) {
 		n->subtractor = arg->next;
 		check_folder(sema, arg->next, is_reduce, n->key, v, acc, "subtractor");
+	}
+	if (session && !is_reduce) {
+		n->merger = arg->next;
+		check_merger(sema, arg->next, type_strip(parent->key), acc);
 	}
 	return n;
 }

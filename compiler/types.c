@@ -146,13 +146,15 @@ Type *ty_record(Record *rec)
 	return intern(TY_RECORD, NULL, NULL, NULL, rec);
 }
 
-Type *ty_windowed(Type *key)
+/* The windowed<K> or session_windowed<K> record of key, made on first use. */
+static Type *windowed_of(Type *key, bool session)
 {
 	for (int i = 0; i < nwindowed; i++)
-		if (windowed_records[i]->fields[0].type == key)
+		if (windowed_records[i]->fields[0].type == key && windowed_records[i]->session == session)
 			return ty_record(windowed_records[i]);
-	Record *r = record_new(xasprintf("windowed_%s", type_mangle(key)), (Span){ 0 }, true);
+	Record *r = record_new(xasprintf("%swindowed_%s", session ? "session_" : "", type_mangle(key)), (Span){ 0 }, true);
 	r->windowed = true;
+	r->session = session;
 	r->resolved = true;
 	r->nfields = 3;
 	r->fields = xcalloc(3, sizeof *r->fields);
@@ -165,6 +167,18 @@ Type *ty_windowed(Type *key)
 	}
 	windowed_records[nwindowed++] = r;
 	return ty_record(r);
+}
+
+/* See types.h. */
+Type *ty_windowed(Type *key)
+{
+	return windowed_of(key, false);
+}
+
+/* See types.h. */
+Type *ty_session_windowed(Type *key)
+{
+	return windowed_of(key, true);
 }
 
 Record **all_records(int *count)
@@ -334,7 +348,8 @@ const char *type_str(Type *t)
 	case TY_DURATION: return "duration";
 	case TY_RECORD:
 		if (t->rec->windowed) {
-			t->display = xasprintf("windowed<%s>", type_str(t->rec->fields[0].type));
+			t->display = xasprintf("%swindowed<%s>", t->rec->session ? "session_" : "",
+			                       type_str(t->rec->fields[0].type));
 		} else if (t->rec->anonymous) {
 			size_t cap = 64, len = 0;
 			char *s = xmalloc(cap);

@@ -41,6 +41,7 @@ typedef struct Record {
 	bool anonymous;
 	bool resolved;   /* field types known */
 	bool windowed;   /* windowed<K> (ty_windowed): fields key, start, end */
+	bool session;    /* windowed: of sessions (ty_session_windowed), whose binary form differs */
 	int visiting;    /* cycle detection */
 	int id;          /* index in all_records() */
 	/* record_field's index: field i + 1 by name hash (open addressing), built on first use */
@@ -73,6 +74,13 @@ Type *ty_record(Record *rec);
  * bounds, in milliseconds), one per K.
  */
 Type *ty_windowed(Type *key);
+/*
+ * session_windowed<K>: the key of a session aggregation's table, the same
+ * record (start and end both inclusive); a distinct type because its
+ * binary form is Kafka Streams' SessionWindowedSerializer's (key, end,
+ * start), not TimeWindowedSerializer's (key, start).
+ */
+Type *ty_session_windowed(Type *key);
 
 /* Every record type made so far, in creation order (declared, then anonymous). */
 Record **all_records(int *count);

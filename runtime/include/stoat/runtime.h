@@ -574,6 +574,18 @@ bool stoat_window_next(stoat_window_iter *it, stoat_str *key, int64_t *start, in
 void stoat_window_iter_close(stoat_window_iter *it);
 
 /*
+ * A session a record merges with (generated code for session windows):
+ * what stoat_window_fetch_key returned, collected in cx->arena and linked
+ * in end order, so that the fetch's iterator is closed before the merged
+ * sessions are deleted from its store.
+ */
+typedef struct stoat_session {
+	struct stoat_session *next;
+	int64_t start, end;
+	stoat_str value;
+} stoat_session;
+
+/*
  * Store key layout: order-preserving, so that the bytewise order of
  * encoded keys (RocksDB's) is the order of the values, field by field,
  * and range scans over a prefix work.  Integers are big-endian with the
