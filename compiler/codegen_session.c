@@ -179,9 +179,11 @@ void emit_session_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k,
 	pr_indent(g->out);
 	pr(g->out, "for (stoat_session *f = found%d; f; f = f->next) {\n", id);
 	pr_indent(g->out);
-	pr(g->out, "%s gone%d = { .has = true };\nint64_t gone_ts%d;\n", ot, id, id);
-	emit_window_value_read(g, g->out, n, "f->value", xasprintf("gone_ts%d", id), xasprintf("gone%d.v", id),
-	                       fail_stmt(g));
+	if (plan_store_after(g->plan, n->store)) { /* the retraction's old value, for what follows */
+		pr(g->out, "%s gone%d = { .has = true };\nint64_t gone_ts%d;\n", ot, id, id);
+		emit_window_value_read(g, g->out, n, "f->value", xasprintf("gone_ts%d", id), xasprintf("gone%d.v", id),
+		                       fail_stmt(g));
+	}
 	pr(g->out, "cx->timestamp = f->end;\n");
 	emit_session_change(g, n, kv, xasprintf("stoat_window_delete(cx, %d, sk%d, f->start, f->end)", n->store, id),
 	                    "f->start", "f->end", xasprintf("gone%d", id), xasprintf("((%s){ .has = false })", ot));

@@ -597,7 +597,8 @@ static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const O
 	}
 	(void)adders;
 	n->lambda = arg;
-	check_folder(sema, arg, is_reduce, n->key, v, acc, "adder");
+	/* Over windows, the adder's key is the record's (Kafka Streams' Aggregator), not windowed<K>. */
+	check_folder(sema, arg, is_reduce, type_strip(parent->key), v, acc, "adder");
 	if (table_side) {
 		n->subtractor = arg->next;
 		check_folder(sema, arg->next, is_reduce, n->key, v, acc, "subtractor");
