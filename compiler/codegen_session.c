@@ -145,7 +145,7 @@ void emit_session_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k,
 	pr(g->out, "int64_t fstart%d, fend%d;\n", id, id);
 	pr(g->out, "while (stoat_window_next(it%d, &inner%d, &fstart%d, &fend%d, &stored%d)) {\n", id, id, id, id, id);
 	pr_indent(g->out);
-	pr(g->out, "if (fstart%d > ts%d + %lld)\n", id, id, gap);
+	pr(g->out, "if (fstart%d - %lld > ts%d)\n", id, gap, id);
 	pr_nested(g->out, "continue; /* starts beyond the gap */\n");
 	pr(g->out, "stoat_session *f = stoat_arena_alloc(&cx->arena, sizeof *f);\n");
 	pr(g->out, "*f = (stoat_session){ .start = fstart%d, .end = fend%d, .value = stored%d };\n", id, id, id);
