@@ -313,7 +313,9 @@ void emit_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v
 	else
 		snprintf(what, sizeof what, "%s (store %s)", names[n->agg_kind], st->name);
 	op_comment(g, n, what);
-	if (n->window)
+	if (n->window && n->window->kind == WIN_SLIDING)
+		emit_sliding_aggregate(g, n, in, adder, k, v);
+	else if (n->window)
 		emit_window_aggregate(g, n, in, adder, k, v);
 	else if (in->group_table)
 		emit_table_aggregate(g, n, k);

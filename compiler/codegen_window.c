@@ -22,8 +22,8 @@
  * Reads a window store value (the C stoat_str `stored`) into ts (its
  * largest timestamp) and into the aggregate `into` (of n's value type).
  */
-static void emit_window_value_read(Gen *g, Printer *p, IrNode *n, const char *stored, const char *ts,
-                                   const char *into, const char *fail)
+void emit_window_value_read(Gen *g, Printer *p, IrNode *n, const char *stored, const char *ts, const char *into,
+                            const char *fail)
 {
 	char *read_fn = need(g, H_STORE_VALUE_READ, n->val, FMT_JSON);
 	pr(p, "if (!stoat_decode_be64(cx, (stoat_str){ .ptr = %s.ptr, .len = %s.len < 8 ? %s.len : 8 }, &%s) ||\n",
@@ -173,7 +173,8 @@ enum { EMITTED_KEY_LEN = 14 };
 
 /*
  * close_<store>: emit final.  Every window whose end + grace <= stream
- * time and which was not emitted before goes once through the store's
+ * time (a sliding window's, inclusive: end + grace < stream time) and
+ * which was not emitted before goes once through the store's
  * downstream operators, in end, key, start order (a scan of the store,
  * stoat_window_fetch_ended: nothing is kept per window in memory), with
  * its largest timestamp.  "Emitted up to" (the last scan's bound) is
@@ -190,7 +191,7 @@ void emit_window_close(Gen *g, const Pipeline *pp, Printer *p)
 	Store *st = &g->topo->stores[pp->store];
 	IrNode *n = st->node;
 	const WindowSpec *w = n->window;
-	assert(w->kind == WIN_TUMBLING || w->kind == WIN_HOPPING);
+	assert(w->kind == WIN_TUMBLING || w->kind == WIN_HOPPING || w->kind == WIN_SLIDING);
 	Type *inner = n->key->rec->fields[0].type;
 	const char *vt = type_c(ty_nullable(n->val));
 	Printer body;
@@ -216,12 +217,19 @@ void emit_window_close(Gen *g, const Pipeline *pp, Printer *p)
 	pr_nested(p, "return false;\n");
 	pr(p, "if (STOAT_UNLIKELY(cx->error))\n");
 	pr_nested(p, "return false;\n");
-	pr(p, "int64_t upto = *cx->stream_time - %lld;\n", (long long)w->grace);
-	pr(p, "/* Windows end at the size plus a multiple of the advance: scan only once the next such end has closed. */\n");
-	pr(p, "int64_t next = after < %lld ? %lld : after + %lld - (after - %lld) %% %lld;\n", (long long)w->size,
-	   (long long)w->size, (long long)w->advance, (long long)w->size, (long long)w->advance);
-	pr(p, "if (next > upto)\n");
-	pr_nested(p, "return true;\n");
+	if (w->kind == WIN_SLIDING) {
+		/* A sliding window's end is inclusive: it closes once end < stream time - grace. */
+		pr(p, "int64_t upto = *cx->stream_time - %lld - 1;\n", (long long)w->grace);
+		pr(p, "if (upto <= after)\n");
+		pr_nested(p, "return true;\n");
+	} else {
+		pr(p, "int64_t upto = *cx->stream_time - %lld;\n", (long long)w->grace);
+		pr(p, "/* Windows end at the size plus a multiple of the advance: scan only once the next such end has closed. */\n");
+		pr(p, "int64_t next = after < %lld ? %lld : after + %lld - (after - %lld) %% %lld;\n", (long long)w->size,
+		   (long long)w->size, (long long)w->advance, (long long)w->size, (long long)w->advance);
+		pr(p, "if (next > upto)\n");
+		pr_nested(p, "return true;\n");
+	}
 	pr(p, "stoat_window_iter *it = stoat_window_fetch_ended(cx, %d, after, upto);\n", n->store);
 	pr(p, "if (STOAT_UNLIKELY(cx->error))\n");
 	pr_nested(p, "goto fail;\n");

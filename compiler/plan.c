@@ -259,9 +259,11 @@ static void name_stores(Topology *t)
 /*
  * The window store of an aggregation over w.  The runtime keeps a window
  * while its end is at least stream time - retention_ms; the language's
- * retention R (at least size + grace) counts from a time window's start
- * (and a sliding window's: Kafka Streams' window stores are keyed by
- * start), so the end-based cut is R - size; a session's R counts from its
+ * retention R (at least size + grace; for sliding windows twice the time
+ * difference + grace) counts from a time window's start (and a sliding
+ * window's: Kafka Streams' window stores are keyed by start, and its
+ * fetches see windows starting after stream time - R), so the end-based
+ * cut is R - size; a session's R counts from its
  * end.  Time windows have one end per advance, so segments of the advance
  * hold one end each and emit final's scan needs no index; sliding windows
  * and sessions end anywhere: larger segments, and a time index when
@@ -537,10 +539,9 @@ static void plan_windows_supported(const Topology *t)
 		const WindowSpec *w = t->stores[i].node->window;
 		if (!w)
 			continue;
-		if (w->kind == WIN_SLIDING || w->kind == WIN_SESSION)
-			error_hint(w->span, "tumbling and hopping windows work; sliding and session windows are next",
-			           "%s windows are not yet supported by code generation",
-			           w->kind == WIN_SLIDING ? "sliding" : "session");
+		if (w->kind == WIN_SESSION)
+			error_hint(w->span, "tumbling, hopping and sliding windows work; session windows are next",
+			           "%s windows are not yet supported by code generation", "session");
 	}
 }
 
