@@ -156,8 +156,6 @@ void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v);
 void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);
 void emit_window_flush(Gen *g, const Pipeline *pp, Printer *p);
 void emit_window_close(Gen *g, const Pipeline *pp, Printer *p);
-void emit_window_value_read(Gen *g, Printer *p, IrNode *n, const char *stored, const char *ts, const char *into,
-                            const char *fail);
 
 /* codegen_sliding.c */
 void emit_sliding_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);

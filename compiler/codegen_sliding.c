@@ -84,11 +84,14 @@ void emit_sliding_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k,
 	/* prior: what the record is folded into; old: the window's value before (none for a new window). */
 	pr(o, "%s prior%d = { .has = false }, old%d = { .has = false };\n", ot, id, id);
 	pr(o, "int64_t last%d = ts%d;\n", id, id);
+	/* The runtime read the window's timestamp (the value's first 8 bytes): the aggregate follows. */
+	char *read_fn = need(g, H_STORE_VALUE_READ, n->val, FMT_JSON);
 	pr(o, "if (step%d->from) {\n", id);
 	pr_indent(o);
-	pr(o, "int64_t from_ts%d;\n", id);
-	emit_window_value_read(g, o, n, xasprintf("step%d->from->value", id), xasprintf("from_ts%d", id),
-	                       xasprintf("prior%d.v", id), fail_stmt(g));
+	pr(o, "stoat_str from%d = step%d->from->value;\n", id, id);
+	pr(o, "if (!%s(cx, (stoat_str){ .ptr = from%d.ptr + 8, .len = from%d.len - 8 }, &prior%d.v))\n", read_fn, id, id,
+	   id);
+	pr_nested(o, "%s;\n", fail_stmt(g));
 	pr(o, "prior%d.has = true;\n", id);
 	pr_dedent(o);
 	pr(o, "}\n");

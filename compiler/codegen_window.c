@@ -22,8 +22,8 @@
  * Reads a window store value (the C stoat_str `stored`) into ts (its
  * largest timestamp) and into the aggregate `into` (of n's value type).
  */
-void emit_window_value_read(Gen *g, Printer *p, IrNode *n, const char *stored, const char *ts, const char *into,
-                            const char *fail)
+static void emit_window_value_read(Gen *g, Printer *p, IrNode *n, const char *stored, const char *ts,
+                                   const char *into, const char *fail)
 {
 	char *read_fn = need(g, H_STORE_VALUE_READ, n->val, FMT_JSON);
 	pr(p, "if (!stoat_decode_be64(cx, (stoat_str){ .ptr = %s.ptr, .len = %s.len < 8 ? %s.len : 8 }, &%s) ||\n",

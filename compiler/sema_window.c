@@ -100,7 +100,9 @@ static void check_window_durations(Node *kind_arg, Node *retention_arg, WindowSp
 		w->retention = least;
 	else if (w->retention < least)
 		error_hint(retention_arg->a->span,
-		           xasprintf("a window must be kept until it closes: write retention %s or more",
+		           xasprintf("%s: write retention %s or more",
+		                     twice ? "a sliding window's store keeps the windows later ones are built from"
+		                           : "a window must be kept until it closes",
 		                     duration_str(least)),
 		           "the retention (%s) is below %sthe window %s plus grace (%s)", duration_str(w->retention),
 		           twice ? "twice " : "", what, duration_str(least));

@@ -591,7 +591,7 @@ void stoat_window_iter_close(stoat_window_iter *it);
 typedef struct stoat_sliding_window {
 	int64_t start;
 	int64_t ts;      /* its largest record timestamp */
-	stoat_str value; /* as stored: ts, then the aggregate */
+	stoat_str value; /* as stored: ts (8 bytes, checked), then the aggregate */
 } stoat_sliding_window;
 
 typedef enum stoat_sliding_kind {
