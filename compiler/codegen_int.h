@@ -166,6 +166,9 @@ void emit_window_value_read(Gen *g, Printer *p, IrNode *n, const char *stored, c
 void emit_session_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);
 void emit_session_close_bound(Printer *p, const WindowSpec *w);
 
+/* codegen_sliding.c */
+void emit_sliding_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);
+
 /* codegen_serde.c */
 char *helper_name(HelperKind kind, Type *t, Format f);
 char *need(Gen *g, HelperKind kind, Type *t, Format f);

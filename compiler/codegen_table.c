@@ -315,6 +315,8 @@ void emit_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v
 	op_comment(g, n, what);
 	if (n->window && n->window->kind == WIN_SESSION)
 		emit_session_aggregate(g, n, in, adder, k, v);
+	else if (n->window && n->window->kind == WIN_SLIDING)
+		emit_sliding_aggregate(g, n, in, adder, k, v);
 	else if (n->window)
 		emit_window_aggregate(g, n, in, adder, k, v);
 	else if (in->group_table)

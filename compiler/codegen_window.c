@@ -179,7 +179,8 @@ enum { EMITTED_KEY_LEN = 14 };
 
 /*
  * close_<store>: emit final.  Every window whose end + grace <= stream
- * time (a session: end < stream time - grace - gap, emit_session_close_bound)
+ * time (a sliding window's, inclusive: end + grace < stream time; a
+ * session: end < stream time - grace - gap, emit_session_close_bound)
  * and which was not emitted before goes once through the store's
  * downstream operators, in end, key, start order (a scan of the store,
  * stoat_window_fetch_ended: nothing is kept per window in memory), with
@@ -227,6 +228,11 @@ void emit_window_close(Gen *g, const Pipeline *pp, Printer *p)
 	pr_nested(p, "return false;\n");
 	if (w->kind == WIN_SESSION) {
 		emit_session_close_bound(p, w);
+	} else if (w->kind == WIN_SLIDING) {
+		/* A sliding window's end is inclusive: it closes once end < stream time - grace. */
+		pr(p, "int64_t upto = *stime - %lld - 1;\n", (long long)w->grace);
+		pr(p, "if (upto <= after)\n");
+		pr_nested(p, "return true;\n");
 	} else {
 		assert(w->kind == WIN_TUMBLING || w->kind == WIN_HOPPING);
 		pr(p, "int64_t upto = *stime - %lld;\n", (long long)w->grace);

@@ -259,9 +259,11 @@ static void name_stores(Topology *t)
 /*
  * The window store of an aggregation over w.  The runtime keeps a window
  * while its end is at least stream time - retention_ms; the language's
- * retention R (at least size + grace) counts from a time window's start
- * (and a sliding window's: Kafka Streams' window stores are keyed by
- * start), so the end-based cut is R - size; a session's R counts from its
+ * retention R (at least size + grace; for sliding windows twice the time
+ * difference + grace) counts from a time window's start (and a sliding
+ * window's: Kafka Streams' window stores are keyed by start, and its
+ * fetches see windows starting after stream time - R), so the end-based
+ * cut is R - size; a session's R counts from its
  * end.  Time windows have one end per advance, so segments of the advance
  * hold one end each and emit final's scan needs no index; sliding windows
  * and sessions end anywhere: larger segments, and a time index when
@@ -521,23 +523,6 @@ static void plan_summaries(Plan *pl)
 	}
 }
 
-/*
- * Reports the windows code generation cannot render yet (the plan itself
- * has them all, so stoatc plan shows them): a clear "not yet" instead of
- * a program that would aggregate them wrongly.
- */
-static void plan_windows_supported(const Topology *t)
-{
-	for (int i = 0; i < t->nstores; i++) {
-		const WindowSpec *w = t->stores[i].node->window;
-		if (!w)
-			continue;
-		if (w->kind == WIN_SLIDING)
-			error_hint(w->span, "tumbling, hopping and session windows work; sliding windows are next",
-			           "%s windows are not yet supported by code generation", "sliding");
-	}
-}
-
 /* The phases in dependency order: stores after renumbering, pipelines after sub-topologies. */
 Plan *plan_build(Program *prog)
 {
@@ -552,7 +537,6 @@ Plan *plan_build(Program *prog)
 	plan_subtopologies(pl->topo);
 	plan_pipelines(pl);
 	plan_summaries(pl);
-	plan_windows_supported(pl->topo);
 	return pl;
 }
 

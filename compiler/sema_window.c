@@ -72,7 +72,8 @@ static bool window_kind(Node *arg, WindowSpec *w)
 /*
  * Checks the durations of a window whose arguments were all understood:
  * a size (or gap) above 0, an advance in (0, size], a retention of at
- * least size + grace (gap + grace for sessions), as Kafka Streams'
+ * least size + grace (gap + grace for sessions, twice the time
+ * difference + grace for sliding windows), as Kafka Streams'
  * TimeWindows, SlidingWindows and SessionWindows refuse.
  */
 static void check_window_durations(Node *kind_arg, Node *retention_arg, WindowSpec *w)
@@ -91,15 +92,20 @@ static void check_window_durations(Node *kind_arg, Node *retention_arg, WindowSp
 			           "the advance (%s) must not exceed the size (%s)", duration_str(w->advance),
 			           duration_str(w->size));
 	}
-	int64_t least = span + w->grace;
+	/* A sliding window's store also keeps the windows a record's left window is built from, up to twice
+	 * the time difference back (Kafka Streams' SlidingWindowStoreMaterializer). */
+	bool twice = w->kind == WIN_SLIDING;
+	int64_t least = (twice ? 2 * span : span) + w->grace;
 	if (!retention_arg)
 		w->retention = least;
 	else if (w->retention < least)
 		error_hint(retention_arg->a->span,
-		           xasprintf("a window must be kept until it closes: write retention %s or more",
+		           xasprintf("%s: write retention %s or more",
+		                     twice ? "a sliding window's store keeps the windows later ones are built from"
+		                           : "a window must be kept until it closes",
 		                     duration_str(least)),
-		           "the retention (%s) is below the window %s plus grace (%s)", duration_str(w->retention), what,
-		           duration_str(least));
+		           "the retention (%s) is below %sthe window %s plus grace (%s)", duration_str(w->retention),
+		           twice ? "twice " : "", what, duration_str(least));
 }
 
 /*

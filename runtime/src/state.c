@@ -484,9 +484,11 @@ static bool cache_flush(stoat_state *st, record_cache *c)
 			continue;
 		e->dirty = false;
 		c->dirty--;
-		bool changed = e->old_value.ptr || e->new_value.ptr;
+		/* Only quiet writes since the last flush: nothing to pass on. */
+		bool changed = e->shown && (e->old_value.ptr || e->shown_value.ptr);
 		stoat_str old = e->old_value;
 		e->old_value = e->new_value;
+		e->shown = false;
 		if (!changed)
 			continue;
 		if (n == st->updates_cap) {
@@ -499,9 +501,9 @@ static bool cache_flush(stoat_state *st, record_cache *c)
 		memset(u, 0, sizeof *u);
 		u->record.partition = e->part->partition;
 		u->record.offset = -1;
-		u->record.timestamp = e->timestamp;
+		u->record.timestamp = e->shown_timestamp;
 		u->record.key = e->key;
-		u->record.value = e->new_value;
+		u->record.value = e->shown_value;
 		u->old_value = old;
 	}
 	/*
@@ -604,8 +606,12 @@ bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
 	return found;
 }
 
-/* Put (value.ptr set) or delete, through the cache when there is one. */
-static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value)
+/*
+ * Put (value.ptr set) or delete, through the cache when there is one;
+ * quiet: the write is not passed downstream (the cache's flush passes on
+ * the newest write that was not quiet, if any).
+ */
+static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value, bool quiet)
 {
 	stoat_store_part *p = stoat_state_part_of(cx, store);
 	if (!p)
@@ -632,6 +638,11 @@ static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value
 		c->dirty++;
 	}
 	e->timestamp = cx->timestamp;
+	if (!quiet) {
+		e->shown = true;
+		e->shown_value = e->new_value;
+		e->shown_timestamp = cx->timestamp;
+	}
 	if (c->bytes > st->cache_max && !st->flushing && !stoat_state_flush(st)) {
 		/* The flushed updates failed downstream: so does this record. */
 		if (st->flush_cx.abandoned)
@@ -646,13 +657,22 @@ bool stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value)
 {
 	if (!value.ptr)
 		value.ptr = "";
-	return store_write(cx, store, key, value);
+	return store_write(cx, store, key, value, false);
+}
+
+/* A put that is never passed downstream (see runtime.h). */
+bool stoat_store_put_quiet(stoat_ctx *cx, int store, stoat_str key, stoat_str value)
+{
+	if (!value.ptr)
+		value.ptr = "";
+	(void)store_write(cx, store, key, value, true);
+	return !cx->error;
 }
 
 /* A delete (a tombstone in the changelog). */
 bool stoat_store_delete(stoat_ctx *cx, int store, stoat_str key)
 {
-	return store_write(cx, store, key, (stoat_str){ NULL, 0 });
+	return store_write(cx, store, key, (stoat_str){ NULL, 0 }, false);
 }
 
 /* ------------------------------------------------------------------ */

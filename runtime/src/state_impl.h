@@ -56,6 +56,14 @@ typedef struct cache_entry {
 	stoat_str new_value; /* ptr NULL: absent (deleted) */
 	int64_t timestamp;   /* of the newest update */
 	bool dirty;          /* updated, not only read */
+	/*
+	 * shown: an update since the last flush is to be passed downstream:
+	 * shown_value at shown_timestamp, the newest one not written quietly
+	 * (stoat_store_put_quiet writes new_value only).
+	 */
+	bool shown;
+	stoat_str shown_value;
+	int64_t shown_timestamp;
 } cache_entry;
 
 /* One buffer of the record cache: entries in first-touch order, a hash

@@ -407,6 +407,15 @@ bool stoat_window_put(stoat_ctx *cx, int store, stoat_str key, int64_t start, in
 	return stoat_store_put(cx, store, window_key_in(cx, p, key, start, end), value);
 }
 
+/* Puts window (key, start, end) as stoat_store_put_quiet puts a key. */
+bool stoat_window_put_quiet(stoat_ctx *cx, int store, stoat_str key, int64_t start, int64_t end, stoat_str value)
+{
+	stoat_store_part *p = window_part_of(cx, store);
+	if (!p)
+		return false;
+	return stoat_store_put_quiet(cx, store, window_key_in(cx, p, key, start, end), value);
+}
+
 /* Deletes window (key, start, end) as stoat_store_delete deletes a key. */
 bool stoat_window_delete(stoat_ctx *cx, int store, stoat_str key, int64_t start, int64_t end)
 {

@@ -304,6 +304,45 @@ START_TEST(cache_collapses_updates)
 }
 END_TEST
 
+static bool put_quiet(fixture *f, const char *key, const char *value)
+{
+	return stoat_store_put_quiet(&f->cx, 0, (stoat_str){ key, strlen(key) }, (stoat_str){ value, strlen(value) });
+}
+
+/* A quiet put is stored and read back but never passed on: without a
+ * cache it is not "now"; with one, a flush passes on the key's newest put
+ * that was not quiet (with its timestamp), or nothing. */
+START_TEST(quiet_put_is_not_passed_on)
+{
+	fixture f;
+	bool cached = _i >= 2;
+	fixture_open(&f, backing(_i % 2), cached ? (size_t)1 << 20 : 0);
+	on(&f, 0, 10);
+	ck_assert(put(&f, "k", "1") == !cached);
+	on(&f, 0, 11);
+	ck_assert(put_quiet(&f, "k", "2"));
+	ck_assert(put_quiet(&f, "q", "x"));
+	ck_assert_str_eq(get(&f, "k"), "2");
+	ck_assert_str_eq(get(&f, "q"), "x");
+	commit(&f);
+	ck_assert_uint_eq(seen_count, cached ? 1 : 0);
+	if (cached) {
+		ck_assert_str_eq(seen[0].key, "k");
+		ck_assert_str_eq(seen[0].new_, "1");
+		ck_assert_int_eq(seen[0].timestamp, 10);
+	}
+	ck_assert_str_eq(get(&f, "k"), "2");
+	/* The next interval: only a quiet put, nothing to pass on; the store keeps it. */
+	on(&f, 0, 12);
+	ck_assert(put_quiet(&f, "k", "3"));
+	commit(&f);
+	ck_assert_uint_eq(seen_count, cached ? 1 : 0);
+	ck_assert_str_eq(get(&f, "k"), "3");
+	fixture_close(&f);
+	remove_dirs();
+}
+END_TEST
+
 /* A cache over its budget flushes by itself, without losing updates. */
 START_TEST(cache_flushes_when_full)
 {
@@ -661,6 +700,7 @@ static Suite *state_suite(void)
 	tcase_add_test(tc, commit_survives_reopen);
 	tcase_add_loop_test(tc, cache_collapses_updates, 0, 2);
 	tcase_add_loop_test(tc, cache_flushes_when_full, 0, 2);
+	tcase_add_loop_test(tc, quiet_put_is_not_passed_on, 0, 4);
 	tcase_add_loop_test(tc, restore_from_changelog, 0, 2);
 	tcase_add_test(tc, in_memory_store_with_a_directory);
 	tcase_add_test(tc, run_with_a_locked_state_directory);

@@ -480,6 +480,15 @@ bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value);
  */
 bool stoat_store_put(stoat_ctx *cx, int store, stoat_str key, stoat_str value);
 bool stoat_store_delete(stoat_ctx *cx, int store, stoat_str key);
+/*
+ * A put that is never passed downstream: the store (and its changelog)
+ * gets value, reads see it, but neither the caller nor the record cache's
+ * flush passes it on (a flush passes on the key's newest put that was not
+ * quiet, if there was one since the last flush).  For state kept only to
+ * compute other updates (a sliding window that closed).  False after an
+ * error.
+ */
+bool stoat_store_put_quiet(stoat_ctx *cx, int store, stoat_str key, stoat_str value);
 
 /* ------------------------------------------------------------------ */
 /* Time                                                                */
@@ -547,6 +556,8 @@ bool stoat_window_get(stoat_ctx *cx, int store, stoat_str key, int64_t start, in
 /* Returns as stoat_store_put does: true when the caller passes the
  * update downstream now, false when the record cache holds it. */
 bool stoat_window_put(stoat_ctx *cx, int store, stoat_str key, int64_t start, int64_t end, stoat_str value);
+/* Puts a window as stoat_store_put_quiet puts a key: never passed downstream. */
+bool stoat_window_put_quiet(stoat_ctx *cx, int store, stoat_str key, int64_t start, int64_t end, stoat_str value);
 bool stoat_window_delete(stoat_ctx *cx, int store, stoat_str key, int64_t start, int64_t end);
 
 /* Splits a window store key (stoat_store_update.record.key) into its
@@ -584,6 +595,46 @@ typedef struct stoat_session {
 	int64_t start, end;
 	stoat_str value;
 } stoat_session;
+
+/*
+ * Sliding windows (Kafka Streams' SlidingWindows, KIP-450): windows
+ * [start, start + diff], inclusive, stored by generated code with the
+ * value layout of time windows (largest timestamp, 8 bytes big-endian,
+ * then the aggregate).  stoat_sliding_steps reads key's windows around a
+ * record at t (a fetch, closed before it returns, so the caller may then
+ * write the store) and plans which windows the record updates or creates,
+ * in the order Kafka Streams 4.4's KStreamSlidingWindowAggregate does
+ * (sliding.c says how); generated code then folds the record into each
+ * (UPDATE: the window from, its value and timestamp; NEW: from the
+ * initial aggregate; FROM: a new window starting from the aggregate of
+ * window from, without its timestamp; COPY: a new window holding window
+ * from's value and timestamp as they are, without the record).  The steps
+ * and windows are in cx->arena.  A negative t is a per-record error.
+ * stoat_sliding_plan is the planning alone, over windows in start order.
+ */
+typedef struct stoat_sliding_window {
+	int64_t start;
+	int64_t ts;      /* its largest record timestamp */
+	stoat_str value; /* as stored: ts (8 bytes, checked), then the aggregate */
+} stoat_sliding_window;
+
+typedef enum stoat_sliding_kind {
+	STOAT_SLIDING_UPDATE,
+	STOAT_SLIDING_NEW,
+	STOAT_SLIDING_FROM,
+	STOAT_SLIDING_COPY,
+} stoat_sliding_kind;
+
+typedef struct stoat_sliding_step {
+	int64_t start;
+	const stoat_sliding_window *from; /* NULL for NEW */
+	stoat_sliding_kind kind;
+} stoat_sliding_step;
+
+bool stoat_sliding_steps(stoat_ctx *cx, int store, stoat_str key, int64_t t, int64_t diff,
+                         stoat_sliding_step **steps, size_t *nsteps);
+void stoat_sliding_plan(stoat_arena *a, const stoat_sliding_window *windows, size_t n, int64_t t, int64_t diff,
+                        stoat_sliding_step **steps, size_t *nsteps);
 
 /*
  * Store key layout: order-preserving, so that the bytewise order of
