@@ -634,8 +634,11 @@ static void emit_app(Gen *g, Printer *p)
 			if (st->in_memory)
 				pr(p, ", .in_memory = true");
 			if (st->window)
-				pr(p, ", .kind = STOAT_STORE_WINDOW, .retention_ms = %lld, .segment_ms = %lld%s",
-				   (long long)st->retention_ms, (long long)st->segment_ms, st->time_index ? ", .time_index = true" : "");
+				pr(p,
+				   ", .kind = STOAT_STORE_WINDOW, .retention_ms = %lld, .segment_ms = %lld%s"
+				   ", .window_retention_ms = %lld",
+				   (long long)st->retention_ms, (long long)st->segment_ms, st->time_index ? ", .time_index = true" : "",
+				   (long long)st->window_retention_ms);
 			/* Zero, the default, is left out (most apps have one sub-topology). */
 			if (st->node->subtopology)
 				pr(p, ", .subtopology = %d", st->node->subtopology);

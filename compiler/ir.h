@@ -118,10 +118,12 @@ typedef struct Store {
 	 * A window store (node->window): windows are kept while their end is
 	 * at least stream time - retention_ms, in segments of segment_ms by
 	 * end; time_index orders them by end across keys (the runtime's
-	 * stoat_store_desc fields).
+	 * stoat_store_desc fields).  window_retention_ms: the retention the
+	 * program states (size + grace by default), from which the
+	 * changelog's time retention follows.
 	 */
 	bool window;
-	int64_t retention_ms, segment_ms;
+	int64_t retention_ms, segment_ms, window_retention_ms;
 	bool time_index;
 } Store;
 

@@ -272,6 +272,7 @@ static void name_stores(Topology *t)
 static void plan_window_store(Store *st, const WindowSpec *w)
 {
 	st->window = true;
+	st->window_retention_ms = w->retention;
 	switch (w->kind) {
 	case WIN_TUMBLING:
 	case WIN_HOPPING:

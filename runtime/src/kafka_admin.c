@@ -221,13 +221,19 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 		counts[n] = count > 0 ? count : partitions;
 		names[n] = stoat_state_changelog_topic(k->state, (int)s);
 		nts[n] = rd_kafka_NewTopic_new(names[n], counts[n], -1, err, sizeof err);
-		/* Latest value per key is all a restore needs.  A window
-		 * store's windows also expire there, a day after they do in the
-		 * store (Kafka Streams' windowstore.changelog.additional.retention.ms). */
+		/*
+		 * Latest value per key is all a restore needs.  A window
+		 * store's windows also expire there: retention.ms is the
+		 * window retention (size + grace by default, counted from the
+		 * window's start; not retention_ms, which counts from its end)
+		 * plus a day, as Kafka Streams sets it (the store's retention
+		 * period plus windowstore.changelog.additional.retention.ms).
+		 */
 		const stoat_store_desc *sd = &app->stores[s];
 		if (sd->kind == STOAT_STORE_WINDOW) {
 			char retention[32];
-			int64_t r = sd->retention_ms > INT64_MAX - 86400000 ? INT64_MAX : sd->retention_ms + 86400000;
+			int64_t w = sd->window_retention_ms > sd->retention_ms ? sd->window_retention_ms : sd->retention_ms;
+			int64_t r = w > INT64_MAX - 86400000 ? INT64_MAX : w + 86400000;
 			snprintf(retention, sizeof retention, "%" PRId64, r);
 			rd_kafka_NewTopic_set_config(nts[n], "cleanup.policy", "compact,delete");
 			rd_kafka_NewTopic_set_config(nts[n], "retention.ms", retention);

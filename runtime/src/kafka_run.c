@@ -635,6 +635,11 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		else if (k->fenced)
 			kafka_log(k, "warning: the producer was fenced while stopping: the last records will be "
 				 "processed again by the next run");
+		/* The window stores' sizes as of that commit (--stats). */
+		char err[256];
+		if (status == STOAT_EXIT_OK && opt->stats && k->state &&
+		    !stoat_state_print_window_sizes(k->state, stderr, err, sizeof err))
+			kafka_log(k, "warning: cannot count the window stores' windows: %s", err);
 	}
 
 out:

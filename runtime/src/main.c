@@ -246,7 +246,7 @@ static void kafka_usage(FILE *f, const char *prog)
 		"  --shutdown-timeout DURATION  run: longest a stop may take before exiting (20s)\n"
 		"  -X PROPERTY=VALUE          librdkafka property for both clients;\n"
 		"                             consumer.PROPERTY / producer.PROPERTY for one\n"
-		"  --stats                    print commit counts at the end\n"
+		"  --stats                    print commit counts (and window store sizes) at the end\n"
 		"\n"
 		"Exit status: 0 ok, 1 a record failed under the fail policy, 2 bad usage or\n"
 		"configuration, 3 a fatal Kafka error (fenced, unwritable output), 4 the state\n"

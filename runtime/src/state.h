@@ -12,6 +12,8 @@
 #include "rocks.h"
 #include "store.h"
 
+#include <stdio.h>
+
 /*
  * The application's stores as one object per driver.  A store partition
  * (the state of one store for one partition, what Kafka Streams keeps per
@@ -158,5 +160,13 @@ void stoat_state_abort(stoat_state *st);
 
 /* The context flush functions run in (its counters join the summary). */
 stoat_ctx *stoat_state_flush_ctx(stoat_state *st);
+
+/*
+ * run --stats, after the last commit: one line per open window store
+ * partition to f, with the windows it holds (window_store.c), so that a
+ * test can see the store stay bounded while event time advances.  False
+ * (and err) if RocksDB could not be read.
+ */
+bool stoat_state_print_window_sizes(stoat_state *st, FILE *f, char *err, size_t errlen);
 
 #endif /* STOAT_RUNTIME_STATE_H */

@@ -21,6 +21,23 @@ wordcount INPUT OUTPUT [increasing|at_least]
     is its count in INPUT; "increasing" (exactly once, the record cache
     on): a word's published counts only go up; "at_least": a last count
     may be over (counted twice after a crash, reported), never under.
+genwin START END PARTITIONS KEYS STEP T0 TOPIC FILE
+    records START..END-1 for TOPIC {"id": i} keyed "u<i % KEYS>", key u<j>
+    in partition j % PARTITIONS, event time (the record timestamp) T0 +
+    i * STEP ms, except that a seeded few (8%) come up to 1.5 s earlier and
+    fewer (1%) 6 s earlier (out of order; some of them late for their
+    window); the same record i every time, whatever the range.
+windows SIZE GRACE MODE OUTPUT INPUT...
+    a tumbling windowed count per key (windows.stoat.in, SIZE and GRACE in
+    ms) over INPUT (genwin's files, loaded in that order), simulated here
+    as Kafka Streams defines it: stream time per partition (the task) is
+    the largest timestamp seen, raised before each record; a record counts
+    in its window only if end + GRACE > stream time.  MODE "final": OUTPUT
+    holds every closed window (end + GRACE <= its partition's final stream
+    time) exactly once, with its count and its largest record timestamp,
+    and no open window; "exact": every window's published counts are
+    exactly 1, 2, ..., its count (emit changes, the record cache off);
+    "increasing": they only go up and the last is its count.
 same A B    two dumps hold the same records (ignoring offsets and order)
 totals N GROUPS OUTPUT [exact|increasing|final]
     the totals app's output (totals.stoat.in) over ids 0..N-1: the last
@@ -200,6 +217,87 @@ def same(a, b):
     print("ok: %d records, same as the replay driver's" % sum(ca.values()))
 
 
+def genwin(start, end, partitions, keys, step, t0, topic, path):
+    import random
+    with open(path, "w") as f:
+        for i in range(start, end):
+            rng = random.Random(i * 7919 + 13)
+            r = rng.random()
+            ts = t0 + i * step
+            if r < 0.01:
+                ts -= 6000
+            elif r < 0.09:
+                ts -= rng.randint(0, 1500)
+            j = i % keys
+            rec = {"topic": topic, "partition": j % partitions, "timestamp": max(ts, 0), "key": "u%d" % j,
+                   "value": {"id": i}}
+            f.write(json.dumps(rec) + "\n")
+
+
+def simulate_windows(size, grace, inputs):
+    """Per window (key, start): [count, largest timestamp]; per partition
+    its final stream time; the number of records dropped as late."""
+    stream_time = {}
+    wins = {}
+    part_of = {}
+    late = 0
+    for path in inputs:
+        with open(path) as f:
+            for line in f:
+                r = json.loads(line)
+                p, ts = r["partition"], r["timestamp"]
+                st = max(stream_time.get(p, -1), ts)
+                stream_time[p] = st
+                start = ts - ts % size
+                if start + size + grace <= st:
+                    late += 1
+                    continue
+                w = wins.setdefault((r["key"], start), [0, -1])
+                w[0] += 1
+                w[1] = max(w[1], ts)
+                part_of[(r["key"], start)] = p
+    return wins, part_of, stream_time, late
+
+
+def windows(size, grace, mode, out_path, inputs):
+    wins, part_of, stream_time, late = simulate_windows(size, grace, inputs)
+    seen = collections.defaultdict(list)
+    with open(out_path) as f:
+        for line in f:
+            r = json.loads(line)
+            k = r["key"]
+            if k["end"] != k["start"] + size:
+                sys.exit("window %r: not %d ms long" % (k, size))
+            seen[(k["key"], k["start"])].append((r["value"], r["timestamp"]))
+    closed = {w for w in wins if w[1] + size + grace <= stream_time[part_of[w]]}
+    if mode == "final":
+        want = closed
+    else:
+        want = set(wins)
+    missing = sorted(want - set(seen))
+    extra = sorted(set(seen) - want)
+    if missing:
+        sys.exit("%d of %d windows missing (%s), e.g. %s" % (len(missing), len(want), mode, missing[:5]))
+    if extra:
+        what = "windows still open (or never counted)" if mode == "final" else "windows never counted"
+        sys.exit("%d %s in the output, e.g. %s" % (len(extra), what, [(w, seen[w]) for w in extra[:5]]))
+    for w in sorted(want):
+        count, ts = wins[w]
+        got = seen[w]
+        counts = [c for c, _ in got]
+        if mode == "final":
+            if len(got) != 1:
+                sys.exit("window %r: %d final results %s, want one" % (w, len(got), got[:5]))
+            if got[0] != (count, ts):
+                sys.exit("window %r: final (count, timestamp) %r, want %r" % (w, got[0], (count, ts)))
+        elif mode == "exact" and counts != list(range(1, count + 1)):
+            sys.exit("window %r: counts %s, want 1..%d once each" % (w, counts[:12], count))
+        elif counts[-1] != count or any(b <= a for a, b in zip(counts, counts[1:])):
+            sys.exit("window %r: counts %s, want increasing up to %d" % (w, counts[:12], count))
+    print("ok: %d windows (%d closed, %d open), %d outputs, %d late records dropped, right (%s)"
+          % (len(wins), len(closed), len(wins) - len(closed), sum(len(v) for v in seen.values()), late, mode))
+
+
 def murmur2(data):
     """Kafka's Utils.murmur2 (seed 0x9747b28c) as an unsigned 32-bit int."""
     m, r = 0x5BD1E995, 24
@@ -268,6 +366,10 @@ def main(argv):
         check_dlq(int(argv[2]), argv[3], int(argv[4]), argv[5])
     elif cmd == "partitions":
         partitions(int(argv[2]), argv[3])
+    elif cmd == "genwin":
+        genwin(*[int(a) for a in argv[2:8]], argv[8], argv[9])
+    elif cmd == "windows":
+        windows(int(argv[2]), int(argv[3]), argv[4], argv[5], argv[6:])
     elif cmd == "same":
         same(argv[2], argv[3])
     else:

@@ -331,10 +331,15 @@ typedef struct stoat_store_desc {
 	 * grouped by end into segments of segment_ms, and whole segments
 	 * expire at once.  time_index: the store also keeps its windows in
 	 * end order across keys, for stoat_window_fetch_ended.
+	 * window_retention_ms: the retention as the program states it
+	 * (counted from a window's start, size + grace by default, Kafka
+	 * Streams' window store retention); the changelog topic keeps
+	 * records a day longer than that.
 	 */
 	int64_t retention_ms;
 	int64_t segment_ms;
 	bool time_index;
+	int64_t window_retention_ms;
 } stoat_store_desc;
 
 /* The constant table stoatc emits for one application. */
