@@ -4,7 +4,7 @@
  *
  *   gen -b BOOTSTRAP -t TOPIC -n N [--kind events|lines|bytes] [--seed S]
  *       [--keys K] [--zipf S] [--value-size BYTES] [--words-per-line W]
- *       [--ts-step MS] [--ts-jitter MS]
+ *       [--ts-base MS] [--ts-step MS] [--ts-jitter MS]
  *
  * Kinds:
  *   events  JSON values shaped like bench/kafka/filter_map.stoat's Event
@@ -21,7 +21,8 @@
  * default, is uniform).  Keys partition with murmur2, as Java clients do;
  * null keys go round-robin over the partitions.  The same seed gives the
  * same records, byte for byte, timestamps included: record i's timestamp
- * is 2026-01-01 + i * --ts-step ms (default 1) minus a jitter drawn
+ * is --ts-base (default 2026-01-01T00:00:00Z; milliseconds since the
+ * epoch) + i * --ts-step ms (default 1) minus a jitter drawn
  * uniformly from [0, --ts-jitter] ms (default 0) with its own seeded
  * generator, so records arrive a little out of order (at most the jitter
  * behind the largest timestamp before them: the windowed scenarios keep it
@@ -203,12 +204,13 @@ int main(int argc, char **argv)
 	uint64_t n = 0, seed = 1;
 	size_t keys = 100000, value_size = 1024, words_per_line = 10;
 	double zipf = 0;
-	int64_t ts_step = 1, ts_jitter = 0;
+	int64_t ts_base = BASE_TIMESTAMP, ts_step = 1, ts_jitter = 0;
 	static const struct option longs[] = {
 		{ "kind", required_argument, 0, 'k' }, { "seed", required_argument, 0, 's' },
 		{ "keys", required_argument, 0, 'K' }, { "zipf", required_argument, 0, 'z' },
 		{ "value-size", required_argument, 0, 'v' }, { "words-per-line", required_argument, 0, 'w' },
-		{ "ts-step", required_argument, 0, 'S' }, { "ts-jitter", required_argument, 0, 'J' },
+		{ "ts-base", required_argument, 0, 'B' }, { "ts-step", required_argument, 0, 'S' },
+		{ "ts-jitter", required_argument, 0, 'J' },
 		{ 0, 0, 0, 0 },
 	};
 	int c;
@@ -223,6 +225,7 @@ int main(int argc, char **argv)
 		case 'z': zipf = atof(optarg); break;
 		case 'v': value_size = strtoull(optarg, NULL, 10); break;
 		case 'w': words_per_line = strtoull(optarg, NULL, 10); break;
+		case 'B': ts_base = strtoll(optarg, NULL, 10); break;
 		case 'S': ts_step = strtoll(optarg, NULL, 10); break;
 		case 'J': ts_jitter = strtoll(optarg, NULL, 10); break;
 		default: return 2;
@@ -231,10 +234,10 @@ int main(int argc, char **argv)
 	bool events = !strcmp(kind, "events"), lines = !strcmp(kind, "lines"), bytes = !strcmp(kind, "bytes");
 	bool keyed = !strcmp(kind, "keyed");
 	if (!bootstrap || !topic || n == 0 || keys == 0 || !(events || lines || bytes || keyed) || ts_step < 0 ||
-	    ts_jitter < 0) {
+	    ts_jitter < 0 || ts_base < ts_jitter) {
 		fprintf(stderr, "usage: gen -b BOOTSTRAP -t TOPIC -n N [--kind events|lines|bytes|keyed] [--seed S] "
 				"[--keys K] [--zipf S] [--value-size BYTES] [--words-per-line W] "
-				"[--ts-step MS] [--ts-jitter MS]\n");
+				"[--ts-base MS] [--ts-step MS] [--ts-jitter MS] (--ts-base >= --ts-jitter)\n");
 		return 2;
 	}
 
@@ -304,7 +307,7 @@ int main(int argc, char **argv)
 			}
 		}
 		total_bytes += value.len + key_len;
-		int64_t ts = BASE_TIMESTAMP + (int64_t)i * ts_step;
+		int64_t ts = ts_base + (int64_t)i * ts_step;
 		if (ts_jitter > 0)
 			ts -= (int64_t)(next_u64(&ts_rng) % (uint64_t)(ts_jitter + 1));
 		int32_t partition = key_ptr ? RD_KAFKA_PARTITION_UA : (int32_t)(i % (uint64_t)partitions);
