@@ -114,25 +114,11 @@ void emit_session_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k,
 	const WindowSpec *w = n->window;
 	assert(w->kind == WIN_SESSION);
 	Store *st = &g->topo->stores[n->store];
-	Type *kt = in->key, *vt = in->val;
-	Type *inner = n->key->rec->fields[0].type;
-	bool guarded = open_present_guard(g, kt, k, vt, v);
-	CVar *kv = kt->kind == TY_NULLABLE ? cvar_part(k, ".v") : k;
-	CVar *vv = vt->kind == TY_NULLABLE ? cvar_part(v, ".v") : v;
+	CVar *kv, *vv;
+	bool guarded = open_window_record(g, n, in, k, v, &kv, &vv);
 	int id = n->id;
 	long long gap = (long long)w->gap;
 	const char *ot = type_c(ty_nullable(n->val)), *vtc = type_c(n->val);
-	pr(g->out, "{\n");
-	pr_indent(g->out);
-	char *key_fn = need(g, H_STORE_KEY, inner, FMT_JSON);
-	pr(g->out, "cx->key_buf.len = 0;\n%s(&cx->key_buf, &%s);\n", key_fn, use(kv));
-	pr(g->out, "stoat_str sk%d = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->key_buf));\n", id);
-	pr(g->out, "int64_t ts%d = cx->timestamp;\n", id);
-	/* The aggregation's stream time moves first (Kafka Streams' observedStreamTime; a null key does not move it). */
-	pr(g->out, "int64_t *stime%d = stoat_window_stream_time(cx, %d);\n", id, n->store);
-	pr(g->out, "if (STOAT_UNLIKELY(!stime%d))\n", id);
-	pr_nested(g->out, "%s;\n", fail_stmt(g));
-	pr(g->out, "(void)stoat_observe_time(stime%d, ts%d);\n", id, id);
 	pr(g->out, "int64_t close%d = *stime%d - %lld; /* sessions ending before it are closed */\n", id, id,
 	   (long long)w->grace + gap);
 	pr(g->out, "int64_t cut%d = *stime%d - %lld; /* ... and before this, gone from the store */\n", id, id,

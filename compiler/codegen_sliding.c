@@ -45,26 +45,11 @@ void emit_sliding_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k,
 	const WindowSpec *w = n->window;
 	assert(w->kind == WIN_SLIDING);
 	Store *st = &g->topo->stores[n->store];
-	Type *kt = in->key, *vt = in->val;
-	Type *inner = n->key->rec->fields[0].type;
-	bool guarded = open_present_guard(g, kt, k, vt, v);
-	CVar *kv = kt->kind == TY_NULLABLE ? cvar_part(k, ".v") : k;
-	CVar *vv = vt->kind == TY_NULLABLE ? cvar_part(v, ".v") : v;
+	CVar *kv, *vv;
+	bool guarded = open_window_record(g, n, in, k, v, &kv, &vv);
 	int id = n->id;
 	long long diff = (long long)w->size;
 	Printer *o = g->out;
-	pr(o, "{\n");
-	pr_indent(o);
-	char *key_fn = need(g, H_STORE_KEY, inner, FMT_JSON);
-	pr(o, "cx->key_buf.len = 0;\n%s(&cx->key_buf, &%s);\n", key_fn, use(kv));
-	pr(o, "stoat_str sk%d = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->key_buf));\n", id);
-	pr(o, "int64_t ts%d = cx->timestamp;\n", id);
-	/* The aggregation's stream time moves before its windows are updated
-	 * (Kafka Streams' observedStreamTime; a null key or value does not move it). */
-	pr(o, "int64_t *stime%d = stoat_window_stream_time(cx, %d);\n", id, n->store);
-	pr(o, "if (STOAT_UNLIKELY(!stime%d))\n", id);
-	pr_nested(o, "%s;\n", fail_stmt(g));
-	pr(o, "(void)stoat_observe_time(stime%d, ts%d);\n", id, id);
 	pr(o, "int64_t close%d = *stime%d - %lld;\n", id, id, (long long)w->grace);
 	const Pipeline *close = plan_window_close(g->plan, n->store);
 	if (close) {

@@ -33,6 +33,37 @@ void emit_window_value_read(Gen *g, Printer *p, IrNode *n, const char *stored, c
 }
 
 /*
+ * The start of every windowed aggregation's code for a record (time,
+ * sliding and session windows alike): the null guard (its result, for
+ * emit_dropped_else), a block, and in it sk<id> (the record key in the
+ * store key layout), ts<id> (its event time) and stime<id> (the
+ * aggregation's stream time, advanced to ts<id> before any window is
+ * touched: Kafka Streams' observedStreamTime, which a record dropped for
+ * a null does not move).  *kv and *vv are the key and value without their
+ * nullable wrapper.
+ */
+bool open_window_record(Gen *g, IrNode *n, IrNode *in, CVar *k, CVar *v, CVar **kv, CVar **vv)
+{
+	Type *kt = in->key, *vt = in->val;
+	Type *inner = n->key->rec->fields[0].type;
+	bool guarded = open_present_guard(g, kt, k, vt, v);
+	*kv = kt->kind == TY_NULLABLE ? cvar_part(k, ".v") : k;
+	*vv = vt->kind == TY_NULLABLE ? cvar_part(v, ".v") : v;
+	int id = n->id;
+	pr(g->out, "{\n");
+	pr_indent(g->out);
+	char *key_fn = need(g, H_STORE_KEY, inner, FMT_JSON);
+	pr(g->out, "cx->key_buf.len = 0;\n%s(&cx->key_buf, &%s);\n", key_fn, use(*kv));
+	pr(g->out, "stoat_str sk%d = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->key_buf));\n", id);
+	pr(g->out, "int64_t ts%d = cx->timestamp;\n", id);
+	pr(g->out, "int64_t *stime%d = stoat_window_stream_time(cx, %d);\n", id, n->store);
+	pr(g->out, "if (STOAT_UNLIKELY(!stime%d))\n", id);
+	pr_nested(g->out, "%s;\n", fail_stmt(g));
+	pr(g->out, "(void)stoat_observe_time(stime%d, ts%d);\n", id, id);
+	return guarded;
+}
+
+/*
  * count / reduce / aggregate over time windows (n->window) of a grouped
  * stream: for each window holding the record's time, in start order (as
  * Kafka Streams), drop it if closed, else read the window's aggregate,
@@ -46,24 +77,9 @@ void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, 
 	const WindowSpec *w = n->window;
 	assert(w->kind == WIN_TUMBLING || w->kind == WIN_HOPPING);
 	Store *st = &g->topo->stores[n->store];
-	Type *kt = in->key, *vt = in->val;
-	Type *inner = n->key->rec->fields[0].type;
-	bool guarded = open_present_guard(g, kt, k, vt, v);
-	CVar *kv = kt->kind == TY_NULLABLE ? cvar_part(k, ".v") : k;
-	CVar *vv = vt->kind == TY_NULLABLE ? cvar_part(v, ".v") : v;
+	CVar *kv, *vv;
+	bool guarded = open_window_record(g, n, in, k, v, &kv, &vv);
 	int id = n->id;
-	pr(g->out, "{\n");
-	pr_indent(g->out);
-	char *key_fn = need(g, H_STORE_KEY, inner, FMT_JSON);
-	pr(g->out, "cx->key_buf.len = 0;\n%s(&cx->key_buf, &%s);\n", key_fn, use(kv));
-	pr(g->out, "stoat_str sk%d = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->key_buf));\n", id);
-	pr(g->out, "int64_t ts%d = cx->timestamp;\n", id);
-	/* The aggregation's stream time moves before its windows are updated
-	 * (Kafka Streams' observedStreamTime; a null key does not move it). */
-	pr(g->out, "int64_t *stime%d = stoat_window_stream_time(cx, %d);\n", id, n->store);
-	pr(g->out, "if (STOAT_UNLIKELY(!stime%d))\n", id);
-	pr_nested(g->out, "%s;\n", fail_stmt(g));
-	pr(g->out, "(void)stoat_observe_time(stime%d, ts%d);\n", id, id);
 	/* The first window holding ts: the smallest start above ts - size that is a multiple of the advance. */
 	pr(g->out, "int64_t from%d = ts%d - %lld;\n", id, id, (long long)(w->size - w->advance));
 	pr(g->out, "for (int64_t start%d = from%d > 0 ? from%d - from%d %% %lld : 0; start%d <= ts%d; start%d += %lld) {\n",
