@@ -104,6 +104,7 @@ typedef struct Gen {
 const char *fail_stmt(Gen *g);
 void emit_source_time_check(Gen *g);
 bool open_window_record(Gen *g, IrNode *n, IrNode *in, CVar *k, CVar *v, CVar **kv, CVar **vv);
+void close_window_record(Gen *g, IrNode *n, bool guarded);
 const char *skip_stmt(Gen *g);
 char *new_tmp(Gen *g);
 char *c_string(const char *s, size_t len);

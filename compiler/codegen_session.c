@@ -192,18 +192,7 @@ void emit_session_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k,
 	pr(g->out, "cx->timestamp = ts%d;\n", id);
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
-	const Pipeline *close = plan_window_close(g->plan, n->store);
-	if (close) {
-		/* Emit final: the sessions this record's stream time closed. */
-		pr(g->out, "bool closed%d = %s(cx);\n", id, close->cname);
-		pr(g->out, "cx->timestamp = ts%d;\n", id);
-		pr(g->out, "if (!closed%d)\n", id);
-		pr_nested(g->out, "%s;\n", fail_stmt(g));
-	}
-	pr_dedent(g->out);
-	pr(g->out, "}\n");
-	if (guarded)
-		emit_dropped_else(g, xasprintf("null key or value for table %s", st->name));
+	close_window_record(g, n, guarded);
 }
 
 /*

@@ -64,6 +64,28 @@ bool open_window_record(Gen *g, IrNode *n, IrNode *in, CVar *k, CVar *v, CVar **
 }
 
 /*
+ * The end of a time or session window aggregation's code for a record,
+ * after its updates: with emit final, the windows its stream time closed
+ * (close_<store>), then the block and the null guard open_window_record
+ * opened.
+ */
+void close_window_record(Gen *g, IrNode *n, bool guarded)
+{
+	int id = n->id;
+	const Pipeline *close = plan_window_close(g->plan, n->store);
+	if (close) {
+		pr(g->out, "bool closed%d = %s(cx);\n", id, close->cname);
+		pr(g->out, "cx->timestamp = ts%d;\n", id);
+		pr(g->out, "if (!closed%d)\n", id);
+		pr_nested(g->out, "%s;\n", fail_stmt(g));
+	}
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	if (guarded)
+		emit_dropped_else(g, xasprintf("null key or value for table %s", g->topo->stores[n->store].name));
+}
+
+/*
  * count / reduce / aggregate over time windows (n->window) of a grouped
  * stream: for each window holding the record's time, in start order (as
  * Kafka Streams), drop it if closed, else read the window's aggregate,
@@ -130,18 +152,7 @@ void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, 
 	pr(g->out, "cx->timestamp = ts%d;\n", id);
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
-	const Pipeline *close = plan_window_close(g->plan, n->store);
-	if (close) {
-		/* Emit final: the windows this record's stream time closed. */
-		pr(g->out, "bool closed%d = %s(cx);\n", id, close->cname);
-		pr(g->out, "cx->timestamp = ts%d;\n", id);
-		pr(g->out, "if (!closed%d)\n", id);
-		pr_nested(g->out, "%s;\n", fail_stmt(g));
-	}
-	pr_dedent(g->out);
-	pr(g->out, "}\n");
-	if (guarded)
-		emit_dropped_else(g, xasprintf("null key or value for table %s", st->name));
+	close_window_record(g, n, guarded);
 }
 
 /*
