@@ -104,11 +104,12 @@ void bind_folder(Gen *g, Node *fn, bool is_reduce, CVar *k, CVar *v, CVar *acc)
 
 /*
  * The condition under which a key-value pair of types kt and vt has
- * neither a null key nor a null value ("" when neither can be null).
+ * neither a null key nor a null value ("" when neither can be null); a
+ * NULL vt checks the key only.
  */
 static char *present_guard(Type *kt, CVar *k, Type *vt, CVar *v)
 {
-	bool nk = kt->kind == TY_NULLABLE, nv = vt->kind == TY_NULLABLE;
+	bool nk = kt->kind == TY_NULLABLE, nv = vt && vt->kind == TY_NULLABLE;
 	if (nk && nv)
 		return xasprintf("%s.has && %s.has", use(k), use(v));
 	if (nk)
@@ -120,8 +121,8 @@ static char *present_guard(Type *kt, CVar *k, Type *vt, CVar *v)
 
 /*
  * Opens `if (<pair present>) {` around what follows when the key or the
- * value (of types kt, vt) can be null; returns whether it did, so that
- * the caller closes it with emit_dropped_else.
+ * value (of types kt, vt; a NULL vt: the key only) can be null; returns
+ * whether it did, so that the caller closes it with emit_dropped_else.
  */
 bool open_present_guard(Gen *g, Type *kt, CVar *k, Type *vt, CVar *v)
 {

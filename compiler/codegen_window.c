@@ -39,16 +39,19 @@ void emit_window_value_read(Gen *g, Printer *p, IrNode *n, const char *stored, c
  * store key layout), ts<id> (its event time) and stime<id> (the
  * aggregation's stream time, advanced to ts<id> before any window is
  * touched: Kafka Streams' observedStreamTime, which a record dropped for
- * a null does not move).  *kv and *vv are the key and value without their
- * nullable wrapper.
+ * a null does not move).  *kv is the key without its nullable wrapper,
+ * *vv the value without it, except where the aggregation folds null
+ * values in (n->folds_null_values: the guard checks the key only).
  */
 bool open_window_record(Gen *g, IrNode *n, IrNode *in, CVar *k, CVar *v, CVar **kv, CVar **vv)
 {
 	Type *kt = in->key, *vt = in->val;
 	Type *inner = n->key->rec->fields[0].type;
-	bool guarded = open_present_guard(g, kt, k, vt, v);
+	/* A value the aggregation folds in even when null stays V? (the adder's v). */
+	bool values_guarded = !n->folds_null_values;
+	bool guarded = open_present_guard(g, kt, k, values_guarded ? vt : NULL, v);
 	*kv = kt->kind == TY_NULLABLE ? cvar_part(k, ".v") : k;
-	*vv = vt->kind == TY_NULLABLE ? cvar_part(v, ".v") : v;
+	*vv = values_guarded && vt->kind == TY_NULLABLE ? cvar_part(v, ".v") : v;
 	int id = n->id;
 	pr(g->out, "{\n");
 	pr_indent(g->out);
@@ -82,7 +85,8 @@ void close_window_record(Gen *g, IrNode *n, bool guarded)
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
 	if (guarded)
-		emit_dropped_else(g, xasprintf("null key or value for table %s", g->topo->stores[n->store].name));
+		emit_dropped_else(g, xasprintf("%s for table %s", n->folds_null_values ? "null key" : "null key or value",
+		                               g->topo->stores[n->store].name));
 }
 
 /*

@@ -90,6 +90,9 @@ struct IrNode {
 	Span repartition_name_span;
 	WindowSpec *window; /* IR_WINDOW and the IR_AGGREGATE after it: its windows */
 	AggKind agg_kind;   /* IR_AGGREGATE */
+	bool folds_null_values; /* IR_AGGREGATE: a record with a null value is folded in, not dropped
+	                           (count and aggregate over time or session windows, whose Kafka
+	                           Streams processors skip only null keys) */
 	Node *init;         /* IR_AGGREGATE: aggregate's initial value */
 	Node *subtractor;   /* IR_AGGREGATE of a grouped table: takes the old value out */
 	Node *merger;       /* IR_AGGREGATE over session windows: (a, b) or (k, a, b), the

@@ -525,7 +525,14 @@ static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const O
 	/* A record that merges sessions retracts them: a tombstone each. */
 	n->may_delete = parent->window && parent->window->kind == WIN_SESSION;
 	add_store(sema, n);
-	Type *v = type_strip(parent->val);
+	/*
+	 * Kafka Streams' time-window and session processors skip only a null
+	 * key, so count and aggregate there see null values (the adder's v is
+	 * V?).  Its sliding-window processor and un-windowed aggregations skip
+	 * a null value too, and a reducer is never given one here (docs).
+	 */
+	n->folds_null_values = parent->window && parent->window->kind != WIN_SLIDING && !is_reduce;
+	Type *v = n->folds_null_values ? parent->val : type_strip(parent->val);
 	/* Arguments: count(); reduce(add[, sub]); aggregate(init, add[, sub]); aggregate(init) after cogroup. */
 	int adders = is_count ? 0 : 1;
 	int want = (is_count ? 0 : is_reduce ? 1 : 2) + (table_side && !is_count ? 1 : 0);

@@ -126,7 +126,7 @@ void stoat_print_summary(FILE *f, const stoat_driver *d, const stoat_counters *t
 		app_id, total->records_in, total->records_out, total->records_failed, total->records_skipped,
 		total->records_dead_lettered);
 	if (total->records_dropped)
-		fprintf(f, "%s: %" PRIu64 " record%s dropped by design (null keys where a key is needed)\n", app_id,
+		fprintf(f, "%s: %" PRIu64 " record%s dropped by design (a null key or value where one is needed)\n", app_id,
 			total->records_dropped, total->records_dropped == 1 ? "" : "s");
 	if (total->records_late)
 		fprintf(f, "%s: %" PRIu64 " late record%s dropped (window closed: end + grace had passed stream time)\n",

@@ -66,13 +66,14 @@ public final class Main {
         String agg = "count"; // count, reduce, aggregate
         String emit = "changes"; // changes, final (onWindowClose), suppress (untilWindowCloses)
         boolean filterPositive;  // filter((k, v) -> v > 0) before groupByKey
+        Long nullAs;             // aggregate's adder counts a null value as this (else it throws on one)
         String input;
     }
 
     private static void usage(final String why) {
         System.err.println("ksref: " + why);
         System.err.println("usage: ksref tumbling SIZE | hopping SIZE ADVANCE | sliding DIFF | session GAP");
-        System.err.println("             --grace MS [--agg count|reduce|aggregate] [--emit changes|final|suppress] [--filter-positive] INPUT");
+        System.err.println("             --grace MS [--agg count|reduce|aggregate] [--emit changes|final|suppress] [--filter-positive] [--null-as N] INPUT");
         System.exit(2);
     }
 
@@ -110,6 +111,7 @@ public final class Main {
                 case "--agg" -> spec.agg = i < args.length ? args[i++] : "";
                 case "--emit" -> spec.emit = i < args.length ? args[i++] : "";
                 case "--filter-positive" -> spec.filterPositive = true;
+                case "--null-as" -> spec.nullAs = ms(i < args.length ? args[i++] : "");
                 default -> {
                     if (a.startsWith("--") || spec.input != null) usage("unexpected argument " + a);
                     spec.input = a;
@@ -121,6 +123,11 @@ public final class Main {
         if (!List.of("changes", "final", "suppress").contains(spec.emit)) usage("unknown --emit " + spec.emit);
         if (spec.input == null) usage("no input file");
         return spec;
+    }
+
+    /** aggregate's addend: the value, or --null-as's for a null one (without it, a null throws as it would). */
+    private static long value(final Spec spec, final Long v) {
+        return v == null && spec.nullAs != null ? spec.nullAs : v;
     }
 
     /** The windowed key in the design's JSON form {"key":K,"start":S,"end":E}. */
@@ -155,7 +162,7 @@ public final class Main {
             table = switch (spec.agg) {
                 case "count" -> w.count(m);
                 case "reduce" -> w.reduce(Long::sum, m);
-                default -> w.aggregate(() -> 0L, (k, v, acc) -> acc + v, (k, a, b) -> a + b, m);
+                default -> w.aggregate(() -> 0L, (k, v, acc) -> acc + value(spec, v), (k, a, b) -> a + b, m);
             };
         } else {
             TimeWindowedKStream<String, Long> w = switch (spec.kind) {
@@ -171,7 +178,7 @@ public final class Main {
             table = switch (spec.agg) {
                 case "count" -> w.count(m);
                 case "reduce" -> w.reduce(Long::sum, m);
-                default -> w.aggregate(() -> 0L, (k, v, acc) -> acc + v, m);
+                default -> w.aggregate(() -> 0L, (k, v, acc) -> acc + value(spec, v), m);
             };
         }
         if (spec.emit.equals("suppress")) {
