@@ -102,6 +102,8 @@ typedef struct Gen {
 
 /* codegen.c: small shared utilities */
 const char *fail_stmt(Gen *g);
+/* Fails the record when the C condition failed holds: stoat_error(cx, <error_args>), then the failure path. */
+void emit_record_error_if(Gen *g, const char *failed, const char *error_args);
 void emit_source_time_check(Gen *g);
 bool open_window_record(Gen *g, IrNode *n, IrNode *in, CVar *k, CVar *v, CVar **kv, CVar **vv);
 void close_window_record(Gen *g, IrNode *n, bool guarded);

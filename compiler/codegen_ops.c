@@ -100,7 +100,7 @@ static void emit_with_var(Gen *g, IrNode *n, const char *decl_type, const char *
  * calls stoat_error(cx, <error_args>) (a quoted format and its arguments)
  * and goes to the record's failure path.
  */
-static void emit_record_error_if(Gen *g, const char *failed, const char *error_args)
+void emit_record_error_if(Gen *g, const char *failed, const char *error_args)
 {
 	pr(g->out, "if (STOAT_UNLIKELY(%s)) {\n", failed);
 	pr_indent(g->out);

@@ -16,6 +16,7 @@
 #include "codegen_int.h"
 
 #include <assert.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /*
@@ -59,6 +60,12 @@ bool open_window_record(Gen *g, IrNode *n, IrNode *in, CVar *k, CVar *v, CVar **
 	pr(g->out, "cx->key_buf.len = 0;\n%s(&cx->key_buf, &%s);\n", key_fn, use(*kv));
 	pr(g->out, "stoat_str sk%d = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->key_buf));\n", id);
 	pr(g->out, "int64_t ts%d = cx->timestamp;\n", id);
+	/* Far beyond any real time (about 292 million years), but no window sum may overflow. */
+	long long latest = (long long)(INT64_MAX - window_time_reach(n->window));
+	emit_record_error_if(g, xasprintf("ts%d > %lldLL", id, latest),
+	                     xasprintf("\"event time %%lld is too large for the windows of table %s (at most %lld)\", "
+	                               "(long long)ts%d",
+	                               g->topo->stores[n->store].name, latest, id));
 	pr(g->out, "int64_t *stime%d = stoat_window_stream_time(cx, %d);\n", id, n->store);
 	pr(g->out, "if (STOAT_UNLIKELY(!stime%d))\n", id);
 	pr_nested(g->out, "%s;\n", fail_stmt(g));

@@ -87,3 +87,9 @@ bool topic_name_valid(const char *topic, size_t len)
 	}
 	return ok;
 }
+
+/* See ir.h: a generous bound (twice every duration, plus one), not an exact one. */
+int64_t window_time_reach(const WindowSpec *w)
+{
+	return 2 * (w->size + w->advance + w->gap + w->grace + w->retention) + 1;
+}

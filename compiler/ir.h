@@ -54,6 +54,18 @@ typedef struct WindowSpec {
 	Span span;        /* the window(...) step */
 } WindowSpec;
 
+/* The longest duration a window(...) takes (100 years, in ms): sema refuses more. */
+#define MAX_WINDOW_DURATION ((int64_t)36500 * 86400000)
+
+/*
+ * The most a windowed aggregation's arithmetic adds to a record's event
+ * time (window ends, grace, the next windows a sliding or session record
+ * looks at): a record whose time is above INT64_MAX minus this fails
+ * (codegen), so no sum overflows.  Durations are at most
+ * MAX_WINDOW_DURATION, so this cannot overflow either.
+ */
+int64_t window_time_reach(const WindowSpec *w);
+
 struct IrNode {
 	IrKind kind;
 	int id;             /* creation order (renumbered by the plan): stable names in generated code */

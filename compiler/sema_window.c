@@ -21,6 +21,8 @@ static const char missing_grace_hint[] =
 /* "1m", "10s", "250ms": a duration in milliseconds as it would be written, for messages. */
 static const char *duration_str(int64_t ms)
 {
+	if (ms != 0 && ms % 86400000 == 0)
+		return xasprintf("%lldd", (long long)(ms / 86400000));
 	if (ms != 0 && ms % 3600000 == 0)
 		return xasprintf("%lldh", (long long)(ms / 3600000));
 	if (ms != 0 && ms % 60000 == 0)
@@ -76,10 +78,23 @@ static bool window_kind(Node *arg, WindowSpec *w)
  * difference + grace for sliding windows), as Kafka Streams'
  * TimeWindows, SlidingWindows and SessionWindows refuse.
  */
-static void check_window_durations(Node *kind_arg, Node *retention_arg, WindowSpec *w)
+static void check_window_durations(Node *kind_arg, Node *grace_arg, Node *retention_arg, WindowSpec *w)
 {
 	const char *what = w->kind == WIN_SESSION ? "gap" : w->kind == WIN_SLIDING ? "time difference" : "size";
 	int64_t span = w->kind == WIN_SESSION ? w->gap : w->size;
+	/* Bounded so that window arithmetic (window_time_reach) cannot overflow, here or at run time. */
+	Node *given[] = { kind_arg->a, w->kind == WIN_HOPPING ? kind_arg->b : NULL, grace_arg->a,
+	                  retention_arg ? retention_arg->a : NULL };
+	bool too_long = false;
+	for (size_t i = 0; i < sizeof given / sizeof given[0]; i++)
+		if (given[i] && given[i]->ival > MAX_WINDOW_DURATION) {
+			error_hint(given[i]->span, "write 36500d or less",
+			           "a window duration must be at most 100 years (36500d), got %s",
+			           duration_str(given[i]->ival));
+			too_long = true;
+		}
+	if (too_long)
+		return;
 	if (span <= 0)
 		error_hint(kind_arg->a->span, "a window spans some time: write 1ms or more",
 		           "the window %s must be above 0", what);
@@ -187,7 +202,7 @@ IrNode *check_window(Sema *sema, IrNode *parent, Node *step)
 		ok = false;
 	}
 	if (ok)
-		check_window_durations(kind_arg, retention_arg, w);
+		check_window_durations(kind_arg, grace_arg, retention_arg, w);
 	IrNode *n = ir_new(sema->topo, IR_WINDOW, step->span);
 	n->key = parent->key;
 	n->val = parent->val;

@@ -144,6 +144,7 @@ void stoat_state_close(stoat_state *st)
 		free(st->parts[s]);
 		free(st->changelog_topics[s]);
 	}
+	stoat_window_iters_free(st);
 	free(st->cache.entries);
 	free(st->cache.index);
 	stoat_arena_free(&st->cache.arena);

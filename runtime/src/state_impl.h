@@ -93,6 +93,10 @@ struct stoat_state {
 	stoat_store_update *updates; /* a flush's snapshot */
 	int *update_stores;          /* the store of each */
 	size_t updates_cap;
+	/* Closed window store iterators, kept with their buffers for the next
+	 * fetch (window_store.c): a session or sliding window record fetches
+	 * its key's windows, and must not malloc per record. */
+	struct stoat_window_iter *free_window_iters;
 };
 
 /* state.c: the store partition of the record cx is processing (opened
@@ -135,5 +139,8 @@ bool stoat_window_committed(stoat_store_part *p, char *err, size_t errlen);
 
 /* After an abort: stream times go back to their committed values. */
 void stoat_window_aborted(stoat_state *st);
+
+/* Frees the iterators st keeps for reuse (stoat_state_close). */
+void stoat_window_iters_free(stoat_state *st);
 
 #endif /* STOAT_RUNTIME_STATE_IMPL_H */

@@ -452,6 +452,7 @@ struct stoat_window_iter {
 	bool one_key;
 	stoat_str key;
 	int64_t end_lo, end_hi;
+	stoat_window_iter *next_free; /* in p->st->free_window_iters once closed */
 };
 
 /* Adds the window at store key skey (a version of rank `rank`) when the
@@ -647,13 +648,26 @@ static void run_fetch(stoat_window_iter *it, bool by_index)
 	it->count = n;
 }
 
-/* A new iterator over store's partition of cx's record (without windows
- * and with cx->error set when that fails). */
+/*
+ * A new iterator over store's partition of cx's record (without windows
+ * and with cx->error set when that fails): a closed one of the task's
+ * state, its items buffer kept, when there is one, so that a fetch per
+ * record allocates only while the largest fetch so far grows.
+ */
 static stoat_window_iter *new_iter(stoat_ctx *cx, int store)
 {
-	stoat_window_iter *it = stoat_xcalloc(1, sizeof *it);
+	stoat_store_part *p = window_part_of(cx, store);
+	stoat_window_iter *it = p ? p->st->free_window_iters : NULL;
+	if (it) {
+		p->st->free_window_iters = it->next_free;
+		window_item *items = it->items;
+		size_t cap = it->cap;
+		*it = (stoat_window_iter){ .items = items, .cap = cap };
+	} else {
+		it = stoat_xcalloc(1, sizeof *it);
+	}
 	it->cx = cx;
-	it->p = window_part_of(cx, store);
+	it->p = p;
 	return it;
 }
 
@@ -697,13 +711,30 @@ bool stoat_window_next(stoat_window_iter *it, stoat_str *key, int64_t *start, in
 	return true;
 }
 
-/* Frees it (NULL: no-op); what it returned stays in cx's arena. */
+/* Closes it (NULL: no-op): back to its state's free list for reuse, or
+ * freed when it has no partition; what it returned stays in cx's arena. */
 void stoat_window_iter_close(stoat_window_iter *it)
 {
 	if (!it)
 		return;
+	if (it->p) {
+		it->next_free = it->p->st->free_window_iters;
+		it->p->st->free_window_iters = it;
+		return;
+	}
 	free(it->items);
 	free(it);
+}
+
+/* Frees the closed iterators st keeps. */
+void stoat_window_iters_free(stoat_state *st)
+{
+	while (st->free_window_iters) {
+		stoat_window_iter *it = st->free_window_iters;
+		st->free_window_iters = it->next_free;
+		free(it->items);
+		free(it);
+	}
 }
 
 /* ------------------------------------------------------------------ */
