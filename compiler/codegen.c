@@ -491,6 +491,11 @@ static void describe_node(Printer *p, const Plan *plan, IrNode *n, IrNode *from,
 	case IR_WINDOW:
 		pr(p, "window %s", window_text(n->window));
 		break;
+	case IR_JOIN:
+		pr(p, "%s table %s (looks up store %s)", n->join->type == JOIN_LEFT ? "left_join" : "join",
+		   n->join->table->name ? n->join->table->name : plan->topo->stores[n->join->table->store].name,
+		   plan->topo->stores[n->join->table->store].name);
+		break;
 	default:
 		pr(p, "%s%s", n->table && n->kind != IR_AGGREGATE && n->kind != IR_TO_TABLE ? "table " : "",
 		   ir_kind_name(n->kind));
