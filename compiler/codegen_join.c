@@ -27,9 +27,10 @@ static void bind_joiner(Gen *g, Node *fn, CVar *k, CVar *v, CVar *t)
 }
 
 /*
- * Looks key kv (not null) up in the table's store: declares found<id>
- * and t<id> (the table's value, valid when found<id>; with nullable, t<id>
- * is a T? whose has is found).  The key's bytes stay in cx->key_buf,
+ * Looks key kv (not null) up in the table's store.  With nullable, t<id>
+ * (a T? the caller declared) gets the value or none; otherwise
+ * found<id> is declared and an if (found<id>) { opened, inside which
+ * t<id> holds the value, for the caller to close.  The key's bytes stay in cx->key_buf,
  * the value is copied into the arena by stoat_store_get.
  */
 static void emit_lookup(Gen *g, IrNode *n, IrNode *table, CVar *kv, bool nullable)
@@ -43,9 +44,16 @@ static void emit_lookup(Gen *g, IrNode *n, IrNode *table, CVar *kv, bool nullabl
 	pr(g->out, "%s%s = stoat_store_get(cx, %d, stoat_buf_str(&cx->key_buf), &stored%d);\n",
 	   nullable ? "" : "bool ", found, table->store, n->id);
 	emit_error_check(g);
-	if (!nullable)
-		pr(g->out, "%s t%d;\n", type_c(table->val), n->id);
-	pr(g->out, "if (%s && !%s(cx, stored%d, &%s))\n", found, read_fn, n->id, into);
+	if (nullable) {
+		pr(g->out, "if (%s && !%s(cx, stored%d, &%s))\n", found, read_fn, n->id, into);
+		pr_nested(g->out, "%s;\n", fail_stmt(g));
+		return;
+	}
+	/* Inner: what follows runs inside if (found<id>) {, which the caller closes. */
+	pr(g->out, "if (%s) {\n", found);
+	pr_indent(g->out);
+	pr(g->out, "%s t%d;\n", type_c(table->val), n->id);
+	pr(g->out, "if (!%s(cx, stored%d, &%s))\n", read_fn, n->id, into);
 	pr_nested(g->out, "%s;\n", fail_stmt(g));
 }
 
@@ -98,8 +106,6 @@ void emit_join(Gen *g, IrNode *n, CVar *k, CVar *v)
 		              false);
 	} else {
 		emit_lookup(g, n, table, kv, false);
-		pr(g->out, "if (found%d) {\n", n->id);
-		pr_indent(g->out);
 		bind_joiner(g, j->joiner, kv, vv, tv);
 		emit_with_var(g, n, type_c(n->val), xasprintf("v%d", n->id), emit_as(g, j->joiner->a, n->val), kv, NULL,
 		              false);

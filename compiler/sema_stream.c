@@ -130,8 +130,9 @@ static void report_wrong_input(const OpInfo *op, const IrNode *parent, Span at)
 	case OPER_JOIN:
 	case OPER_LEFT_JOIN:
 		if (in == ON_TABLE)
-			error_hint(at, "join its changes as a stream: to_stream() |> join(other, (v, t) => ...)",
-			           "%s of two tables is not available yet: this version of stoat joins a stream with a table",
+			error_hint(at, "table-table joins are planned; a table's changes can be joined as a stream: "
+			               "to_stream() |> join(other, (v, t) => ...)",
+			           "%s on a table is not available yet: this version of stoat joins a stream with a table",
 			           op->name);
 		else
 			error_hint(at,
