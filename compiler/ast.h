@@ -69,7 +69,9 @@ typedef enum NodeKind {
 	N_WINDOW_ARG,   /* window(...)'s argument: name [a] [c b] or name c [a]: a word
 	                   (name), durations a, b (N_DURATION), a second word c
 	                   (N_IDENT): tumbling 1m, hopping 5m every 1m, session gap 5m,
-	                   grace 10s, emit final */
+	                   grace 10s, emit final; a join's within 5m, grace 1m */
+	N_ON_ARG,       /* on a: a join's key selector (a lambda), for global tables
+	                   and foreign-key joins (not yet checked beyond saying so) */
 } NodeKind;
 
 /* Binary operators (stored in Node.op). */

@@ -491,6 +491,11 @@ static void describe_node(Printer *p, const Plan *plan, IrNode *n, IrNode *from,
 	case IR_WINDOW:
 		pr(p, "window %s", window_text(n->window));
 		break;
+	case IR_JOIN:
+		pr(p, "%s table %s (looks up store %s)", n->join->type == JOIN_LEFT ? "left_join" : "join",
+		   n->join->table->name ? n->join->table->name : plan->topo->stores[n->join->table->store].name,
+		   plan->topo->stores[n->join->table->store].name);
+		break;
 	default:
 		pr(p, "%s%s", n->table && n->kind != IR_AGGREGATE && n->kind != IR_TO_TABLE ? "table " : "",
 		   ir_kind_name(n->kind));
@@ -606,6 +611,30 @@ static void emit_source_stores(Gen *g, Printer *p)
 		pr(p, "\n");
 }
 
+/* app_copartitions: the plan's co-partition groups, each the indices of its sources. */
+static void emit_copartitions(Gen *g, Printer *p)
+{
+	const Plan *pl = g->plan;
+	if (!pl->ncopartitions)
+		return;
+	for (int i = 0; i < pl->ncopartitions; i++) {
+		pr(p, "static const int app_copartition_%d[] = {", i);
+		for (int j = 0; j < pl->copartitions[i].nsources; j++)
+			pr(p, "%s %d", j ? "," : "", pl->copartitions[i].sources[j]->index);
+		pr(p, " };\n");
+	}
+	pr(p, "\nstatic const stoat_copartition app_copartitions[] = {\n");
+	pr_indent(p);
+	for (int i = 0; i < pl->ncopartitions; i++) {
+		const CopartitionGroup *grp = &pl->copartitions[i];
+		char *what = xasprintf("join at %s:%d", grp->join->span.file->path, grp->join->span.line);
+		pr(p, "{ .what = %s, .sources = app_copartition_%d, .source_count = %d },\n", c_string(what, strlen(what)), i,
+		   grp->nsources);
+	}
+	pr_dedent(p);
+	pr(p, "};\n\n");
+}
+
 /* The application table (sinks, stores, sources, settings) and main(). */
 static void emit_app(Gen *g, Printer *p)
 {
@@ -648,6 +677,7 @@ static void emit_app(Gen *g, Printer *p)
 		pr(p, "};\n\n");
 	}
 	emit_source_stores(g, p);
+	emit_copartitions(g, p);
 	pr(p, "static const stoat_source app_sources[] = {\n");
 	pr_indent(p);
 	for (int i = 0; i < t->nsources; i++) {
@@ -690,6 +720,8 @@ static void emit_app(Gen *g, Printer *p)
 		pr(p, ".sinks = NULL,\n.sink_count = 0,\n");
 	if (t->nstores)
 		pr(p, ".stores = app_stores,\n.store_count = %d,\n", t->nstores);
+	if (g->plan->ncopartitions)
+		pr(p, ".copartitions = app_copartitions,\n.copartition_count = %d,\n", g->plan->ncopartitions);
 	pr_dedent(p);
 	pr(p, "};\n\n");
 	pr(p, "int main(int argc, char **argv)\n{\n");

@@ -7,6 +7,7 @@
  * codegen_expr.c   expressions and conditions
  * codegen_ops.c    stateless operators, sinks, pipelines and merge segments
  * codegen_table.c  stores, aggregations and the operators on tables
+ * codegen_join.c   joins: a stream's lookup in a table's store
  * codegen_serde.c  helpers: JSON readers and writers, decoders, encoders,
  *                  indexing; the helper registry and its output
  * codegen_store.c  the store key and value codecs, from one layout table
@@ -139,6 +140,9 @@ void emit_children(Gen *g, IrNode *n, CVar *k, CVar *v);
 void emit_node(Gen *g, IrNode *n, CVar *k, CVar *v);
 void emit_pipeline(Gen *g, const Pipeline *pp, Printer *p);
 void emit_segment(Gen *g, const Pipeline *pp, Printer *p);
+/* Declares `decl_type name = init;` and emits n's children with it as the value (as_key: the key). */
+void emit_with_var(Gen *g, IrNode *n, const char *decl_type, const char *name, const char *init, CVar *k, CVar *v,
+                   bool as_key);
 /* Closes a function's loop over its batch (with the fail: label when with_fail). */
 void emit_batch_loop_end(Printer *p, bool with_fail);
 /* (void)x; for each of a function's parameters that nothing used. */
@@ -158,6 +162,9 @@ bool open_present_guard(Gen *g, Type *kt, CVar *k, Type *vt, CVar *v);
 void emit_dropped_else(Gen *g, const char *why);
 void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v);
 void bind_folder(Gen *g, Node *fn, bool is_reduce, CVar *k, CVar *v, CVar *acc);
+
+/* codegen_join.c */
+void emit_join(Gen *g, IrNode *n, CVar *k, CVar *v);
 
 /* codegen_window.c */
 void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);

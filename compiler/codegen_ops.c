@@ -78,8 +78,8 @@ static void emit_guarded(Gen *g, IrNode *n, Node *pred, bool negated, CVar *k, C
  * follows goes straight to the output (the mark is inserted afterwards):
  * a chain of thousands of map steps is emitted in linear time.
  */
-static void emit_with_var(Gen *g, IrNode *n, const char *decl_type, const char *name, const char *init, CVar *k,
-                          CVar *v, bool as_key)
+void emit_with_var(Gen *g, IrNode *n, const char *decl_type, const char *name, const char *init, CVar *k, CVar *v,
+                   bool as_key)
 {
 	pr(g->out, "%s %s = %s;\n", decl_type, name, init);
 	CVar *var = cvar(name);
@@ -353,6 +353,9 @@ void emit_node(Gen *g, IrNode *n, CVar *k, CVar *v)
 	}
 	case IR_TO_TABLE:
 		emit_to_table(g, n, k, v);
+		break;
+	case IR_JOIN:
+		emit_join(g, n, k, v);
 		break;
 	case IR_REGROUP:
 		assert(!"a table's group_by is emitted from its changes");

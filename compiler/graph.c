@@ -322,6 +322,11 @@ char *graph_dot(const Program *prog, const char *path)
 			pr_topic_id(&p, s->changelog);
 			pr(&p, " [style=dashed, label=\"changelog\"];\n");
 		}
+		if (n->kind == IR_JOIN && n->join->table && n->join->table->has_store) {
+			/* The join looks the table's store up. */
+			pr_store_id(&p, &t->stores[n->join->table->store]);
+			pr(&p, " -> n%d [style=dashed, label=\"lookup\"];\n", n->id);
+		}
 		if (dlq_of(t, n)) {
 			pr(&p, "n%d -> ", n->id);
 			pr_topic_id(&p, dlq_of(t, n));

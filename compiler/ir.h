@@ -66,6 +66,36 @@ typedef struct WindowSpec {
  */
 int64_t window_time_reach(const WindowSpec *w);
 
+/*
+ * What an IR_JOIN joins (docs/language.md, "Joins"): only
+ * JOIN_STREAM_TABLE is checked and generated today; the others name the
+ * shapes the language reserves for them.
+ */
+typedef enum JoinKind {
+	JOIN_STREAM_TABLE,  /* stream |> join(table, (v, t) => ...): a lookup in the table's store */
+	JOIN_STREAM_STREAM, /* stream |> join(other, within D, grace D, ...): window stores (not yet) */
+	JOIN_STREAM_GLOBAL, /* stream |> join(global, (k, v) => key, ...): no co-partitioning (not yet) */
+	JOIN_TABLE_TABLE,   /* table |> join(table, ...): changes of either side (not yet) */
+	JOIN_FOREIGN_KEY,   /* table |> join(table, on v => fk, ...): KIP-213 (not yet) */
+} JoinKind;
+
+/* Inner, left or outer (which side keeps its unmatched records). */
+typedef enum JoinType { JOIN_INNER, JOIN_LEFT, JOIN_OUTER } JoinType;
+
+/*
+ * An IR_JOIN as checked.  table: for a stream-table join, the node that
+ * keeps the table (has_store), whose store the stream's records look up;
+ * it is not a parent (its updates produce no output) but the plan puts
+ * it in the stream's sub-topology and co-partition group.
+ */
+typedef struct JoinSpec {
+	JoinKind kind;
+	JoinType type;
+	IrNode *table;
+	Node *joiner;   /* (v, t) => ... or (k, v, t) => ... */
+	Span other_span; /* the other side as written */
+} JoinSpec;
+
 struct IrNode {
 	IrKind kind;
 	int id;             /* creation order (renumbered by the plan): stable names in generated code */
@@ -117,6 +147,9 @@ struct IrNode {
 	Node *timestamp;    /* IR_SOURCE: the event-time extractor; IR_SINK: the
 	                       output timestamp (lambdas over k, v); or NULL */
 	int index;          /* position among sources / sinks */
+	JoinSpec *join;     /* IR_JOIN */
+	IrNode **lookups;   /* has_store: the IR_JOIN nodes that look this table up */
+	int nlookups;
 };
 
 /*

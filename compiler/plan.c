@@ -323,7 +323,11 @@ static void plan_stores(Topology *t)
 	}
 }
 
-/* Marks every node reachable from n (down and, through merges and cogroups, up). */
+/*
+ * Marks every node reachable from n (down and, through merges and
+ * cogroups, up; across a join to the table it looks up, and from a table
+ * to the joins looking it up: one task holds both sides).
+ */
 static void flood(IrNode *n, int st)
 {
 	if (n->subtopology == st)
@@ -333,9 +337,13 @@ static void flood(IrNode *n, int st)
 		flood(n->children[i], st);
 	for (int i = 0; i < n->nparents; i++)
 		flood(n->parents[i], st);
+	if (n->join && n->join->table)
+		flood(n->join->table, st);
+	for (int i = 0; i < n->nlookups; i++)
+		flood(n->lookups[i], st);
 }
 
-/* Groups the sources connected through merges and cogroups into sub-topologies, in source order. */
+/* Groups the sources connected through merges, cogroups and joins into sub-topologies, in source order. */
 static void plan_subtopologies(Topology *t)
 {
 	t->nsubtopologies = 0;
@@ -383,39 +391,51 @@ static void walk_steps(const Plan *pl, Pipeline *pp, IrNode *n, int depth)
 
 /*
  * Marks in stores[] the stores that n and what follows it (through merges
- * and store downstreams, up to sinks) write.
+ * and store downstreams, up to sinks) write, and in reads[] those a join
+ * among them looks up.
  */
-static void collect_stores(IrNode *n, bool *seen, bool *stores)
+static void collect_stores(IrNode *n, bool *seen, bool *stores, bool *reads)
 {
 	if (seen[n->id])
 		return;
 	seen[n->id] = true;
 	if (n->has_store)
 		stores[n->store] = true;
+	if (n->join && n->join->table)
+		reads[n->join->table->store] = true;
 	for (int i = 0; i < n->nchildren; i++)
-		collect_stores(n->children[i], seen, stores);
+		collect_stores(n->children[i], seen, stores, reads);
 }
 
-/* Fills pp->stores: what a record entering pp may write (after_/flush_: below the store). */
+/*
+ * Fills pp->stores: what a record entering pp may write or look up
+ * (after_/flush_: below the store), and pp->reads: those only looked up.
+ */
 static void pipeline_stores(const Topology *t, Pipeline *pp)
 {
 	if (t->nstores == 0)
 		return;
 	bool *seen = xcalloc((size_t)t->nnodes, sizeof *seen);
 	bool *stores = xcalloc((size_t)t->nstores, sizeof *stores);
+	bool *reads = xcalloc((size_t)t->nstores, sizeof *reads);
 	if (pp->kind == PIPE_STORE_AFTER || pp->kind == PIPE_STORE_FLUSH || pp->kind == PIPE_WINDOW_CLOSE) {
 		seen[pp->entry->id] = true;
 		for (int i = 0; i < pp->entry->nchildren; i++)
-			collect_stores(pp->entry->children[i], seen, stores);
+			collect_stores(pp->entry->children[i], seen, stores, reads);
 	} else {
-		collect_stores(pp->entry, seen, stores);
+		collect_stores(pp->entry, seen, stores, reads);
 	}
 	pp->stores = xcalloc((size_t)t->nstores, sizeof *pp->stores);
-	for (int i = 0; i < t->nstores; i++)
-		if (stores[i])
+	pp->reads = xcalloc((size_t)t->nstores, sizeof *pp->reads);
+	for (int i = 0; i < t->nstores; i++) {
+		if (stores[i] || reads[i])
 			pp->stores[pp->nstores++] = i;
+		if (reads[i] && !stores[i])
+			pp->reads[pp->nreads++] = i;
+	}
 	xfree(seen);
 	xfree(stores);
+	xfree(reads);
 }
 
 /*
@@ -524,6 +544,45 @@ static void plan_summaries(Plan *pl)
 	}
 }
 
+/* Marks in in[] the sources upstream of n (through its parents, not across joins). */
+static void sources_above(const IrNode *n, bool *in)
+{
+	if (n->kind == IR_SOURCE) {
+		in[n->index] = true;
+		return;
+	}
+	for (int i = 0; i < n->nparents; i++)
+		sources_above(n->parents[i], in);
+}
+
+/*
+ * A co-partition group per join (Kafka Streams' copartitionGroups): the
+ * sources feeding its stream side and those feeding its table, which must
+ * have as many partitions as each other, since partition p of the stream
+ * looks up partition p of the table.
+ */
+static void plan_copartitions(Plan *pl)
+{
+	Topology *t = pl->topo;
+	for (int i = 0; i < t->nnodes; i++) {
+		IrNode *n = t->nodes[i];
+		if (n->kind != IR_JOIN || !n->join->table)
+			continue;
+		bool *in = xcalloc((size_t)t->nsources, sizeof *in);
+		sources_above(n, in);
+		sources_above(n->join->table, in);
+		CopartitionGroup grp = { .join = n };
+		for (int j = 0; j < t->nsources; j++)
+			if (in[j]) {
+				grp.sources = xrealloc(grp.sources, sizeof *grp.sources * (size_t)(grp.nsources + 1));
+				grp.sources[grp.nsources++] = t->sources[j];
+			}
+		xfree(in);
+		pl->copartitions = xrealloc(pl->copartitions, sizeof *pl->copartitions * (size_t)(pl->ncopartitions + 1));
+		pl->copartitions[pl->ncopartitions++] = grp;
+	}
+}
+
 /* The phases in dependency order: stores after renumbering, pipelines after sub-topologies. */
 Plan *plan_build(Program *prog)
 {
@@ -538,6 +597,7 @@ Plan *plan_build(Program *prog)
 	plan_subtopologies(pl->topo);
 	plan_pipelines(pl);
 	plan_summaries(pl);
+	plan_copartitions(pl);
 	return pl;
 }
 
@@ -674,6 +734,11 @@ static void pr_step(Printer *p, const Plan *pl, const Pipeline *pp, const PlanSt
 		case IR_AGGREGATE:
 			pr(p, "%s", n->agg_kind == AGG_COUNT ? "count" : n->agg_kind == AGG_REDUCE ? "reduce" : "aggregate");
 			break;
+		case IR_JOIN:
+			pr(p, "%s table %s (store %s)", n->join->type == JOIN_LEFT ? "left_join" : "join",
+			   n->join->table->name ? n->join->table->name : t->stores[n->join->table->store].name,
+			   t->stores[n->join->table->store].name);
+			break;
 		default:
 			pr(p, "%s%s", n->table && n->kind != IR_TO_TABLE ? "table " : "", ir_kind_name(n->kind));
 		}
@@ -689,9 +754,19 @@ static void pr_step(Printer *p, const Plan *pl, const Pipeline *pp, const PlanSt
 static void pr_pipeline(Printer *p, const Plan *pl, const Pipeline *pp)
 {
 	pr(p, "  pipeline %s", pp->cname);
-	for (int i = 0; i < pp->nstores; i++)
-		pr(p, "%s%s", i ? ", " : pp->nstores == 1 ? " (writes store " : " (writes stores ",
+	int nwrites = 0;
+	for (int i = 0, r = 0; i < pp->nstores; i++) {
+		if (r < pp->nreads && pp->reads[r] == pp->stores[i]) {
+			r++;
+			continue;
+		}
+		pr(p, "%s%s", nwrites ? ", " : pp->nstores - pp->nreads == 1 ? " (writes store " : " (writes stores ",
 		   pl->topo->stores[pp->stores[i]].name);
+		nwrites++;
+	}
+	for (int i = 0; i < pp->nreads; i++)
+		pr(p, "%s%s", i ? ", " : nwrites ? ", looks up store " : " (looks up store ",
+		   pl->topo->stores[pp->reads[i]].name);
 	pr(p, "%s\n", pp->nstores ? ")" : "");
 	for (int i = 0; i < pp->nsteps; i++)
 		pr_step(p, pl, pp, &pp->steps[i]);
@@ -749,6 +824,14 @@ char *plan_text(const Plan *pl, const char *path)
 		}
 		for (int j = 0; j < st->npipelines; j++)
 			pr_pipeline(&p, pl, &pl->pipelines[st->pipelines[j]]);
+	}
+	for (int i = 0; i < pl->ncopartitions; i++) {
+		const CopartitionGroup *grp = &pl->copartitions[i];
+		pr(&p, "%sco-partitioned (join, line %d):", i ? "" : "\n", grp->join->span.line);
+		for (int j = 0; j < grp->nsources; j++)
+			pr(&p, "%s%s \"%s\"%s", j ? ", " : " ", grp->sources[j]->name, grp->sources[j]->topic,
+			   grp->sources[j]->internal ? " (internal)" : "");
+		pr(&p, "\n");
 	}
 	pr(&p, "\ninternal topics%s\n", pl->ntopics ? "" : ": none");
 	for (int i = 0; i < pl->ntopics; i++)

@@ -12,7 +12,9 @@
  *                   into the graph, which is renumbered in creation order);
  *   stores          one per node that keeps a table: name, changelog topic,
  *                   C name, placement (Topology.stores, which nodes index);
- *   sub-topologies  sources connected through merges and cogroups;
+ *   sub-topologies  sources connected through merges, cogroups and joins;
+ *   co-partitioning the source topics a join needs partitioned alike (a
+ *                   group per join), which the Kafka driver checks;
  *   pipelines       the C functions records run through, one per pipeline
  *                   breaker: a source, a merge (its segment), a store with
  *                   downstream operators (after_ and flush_), a window
@@ -52,10 +54,13 @@ typedef struct Pipeline {
 	int subtopology;
 	PlanStep *steps;  /* what its function does, in order, starting with the entry */
 	int nsteps;
-	int *stores;      /* the stores a record entering here may write, through the
-	                     functions it calls too (for a source, what the runtime
-	                     restores with its partitions), in store order */
+	int *stores;      /* the stores a record entering here may write or look up (a
+	                     join's table), through the functions it calls too (for a
+	                     source, what the runtime restores with its partitions),
+	                     in store order */
 	int nstores;
+	int *reads;       /* those of stores it only looks up, in store order */
+	int nreads;
 } Pipeline;
 
 typedef enum TopicKind {
@@ -83,6 +88,18 @@ typedef struct SubTopology {
 	int npipelines;
 } SubTopology;
 
+/*
+ * Source topics whose partitions must match (Kafka Streams'
+ * copartitionGroups): a join's two sides, each traced back to the
+ * sources feeding it in its sub-topology (a repartitioned side: the
+ * internal source, whose topic the driver creates to match the others).
+ */
+typedef struct CopartitionGroup {
+	IrNode *join;      /* the IR_JOIN that needs it */
+	IrNode **sources;  /* in source order, each once */
+	int nsources;
+} CopartitionGroup;
+
 typedef struct Plan {
 	Program *prog;
 	Topology *topo;           /* the planned graph: internal nodes inserted, stores filled */
@@ -98,6 +115,8 @@ typedef struct Plan {
 	int *flush_pipeline;      /* by store: its flush_ pipeline, or -1 */
 	int *close_pipeline;      /* by store: its close_ pipeline (a window store emitting
 	                             final results, with something downstream), or -1 */
+	CopartitionGroup *copartitions; /* one per join, in node order */
+	int ncopartitions;
 } Plan;
 
 /*

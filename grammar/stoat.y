@@ -150,7 +150,7 @@ static Span span_before(SourceFile *src, Span at);
 %type <node> policy stream_def extern_decl params param_list param extern_opts
 %type <node> stmt branches branch expr postfix primary expr_list args step
 %type <node> record_inits record_init_list record_init placement
-%type <node> window_args window_arg window_word
+%type <node> step_args step_arg_list step_arg window_arg window_word
 %type <name> field_name app_name
 
 %precedence FATARROW
@@ -600,14 +600,7 @@ expr
 	;
 
 step
-	: IDENT '(' args ')' {
-		$$ = mk(ps, N_OP, @$);
-		$$->name = $1;
-		$$->name_span = SPAN(@1);
-		$$->list = $3;
-		NEST($$, @1);
-	}
-	| IDENT '(' window_args ')' {
+	: IDENT '(' step_args ')' {
 		$$ = mk(ps, N_OP, @$);
 		$$->name = $1;
 		$$->name_span = SPAN(@1);
@@ -655,16 +648,36 @@ step
 	;
 
 /*
- * window(tumbling 1m, grace 10s, emit final): each argument is words and
- * durations, not an expression (sema_window.c says which words mean what):
- * kind D, kind D every D, kind word D, option D, option word.  The first
- * word after '(' being followed by a duration or a word is what tells
- * these from an expression argument list.
+ * A step's arguments: expressions, window-style arguments and key
+ * selectors, in any order (sema says which each operator takes).
+ * window(tumbling 1m, grace 10s, emit final) takes words and durations,
+ * not expressions (sema_window.c says which words mean what): kind D,
+ * kind D every D, kind word D, option D, option word; a word followed by
+ * a duration or a word is what tells one from an expression.  Joins mix
+ * them: join(other, within 5m, grace 1m, (a, b) => ...) for stream-stream
+ * joins, join(t, on (k, v) => key, (v, x) => ...) for a global table's or
+ * a foreign-key join's key selector (docs/language.md, Joins).
  */
-window_args
-	: window_arg
-	| window_args ',' window_arg { $$ = $1; node_append(&$$, $3); }
-	| window_args ',' { $$ = $1; }
+step_args
+	: %empty { $$ = NULL; }
+	| step_arg_list
+	| step_arg_list ',' { $$ = $1; } /* a trailing comma, for arguments on several lines */
+	;
+
+step_arg_list
+	: step_arg
+	| step_arg_list ',' step_arg { $$ = $1; node_append(&$$, $3); }
+	;
+
+step_arg
+	: expr
+	| window_arg
+	| ON expr {
+		$$ = mk(ps, N_ON_ARG, @$);
+		$$->a = $2;
+		$$->name_span = SPAN(@1);
+		NEST($$, @1);
+	}
 	;
 
 window_arg

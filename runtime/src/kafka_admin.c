@@ -97,9 +97,63 @@ static bool topic_exists(const struct rd_kafka_metadata *md, const char *topic)
 }
 
 /*
+ * Checks the application's co-partition groups (the two sides of each
+ * join) against the source topics' partition counts, as Kafka Streams'
+ * CopartitionedTopicsEnforcer does: the external topics of a group must
+ * have as many partitions as each other, and its internal (repartition)
+ * topics get that count (a group of internal topics only, and internal
+ * topics in no group, get `partitions`, the largest source topic's).  Sets
+ * source_partitions[i] of every internal source; false, with a message
+ * naming both topics and their counts, when a group's topics differ.
+ */
+static bool check_copartitions(stoat_kafka *k, int *source_partitions, int partitions)
+{
+	const stoat_app *app = k->app;
+	for (size_t i = 0; i < app->source_count; i++)
+		if (app->sources[i].internal)
+			source_partitions[i] = 0;
+	for (size_t g = 0; g < app->copartition_count; g++) {
+		const stoat_copartition *cp = &app->copartitions[g];
+		int first = -1;
+		for (size_t j = 0; j < cp->source_count; j++) {
+			int i = cp->sources[j];
+			if (app->sources[i].internal)
+				continue;
+			if (first < 0) {
+				first = i;
+			} else if (source_partitions[i] != source_partitions[first]) {
+				kafka_log(k, "error: topics %s (%d partitions) and %s (%d partitions) are co-partitioned for the %s, "
+					 "so they must have the same number of partitions",
+				      app->sources[first].topic, source_partitions[first], app->sources[i].topic,
+				      source_partitions[i], cp->what);
+				return false;
+			}
+		}
+		int count = first >= 0 ? source_partitions[first] : partitions;
+		for (size_t j = 0; j < cp->source_count; j++) {
+			int i = cp->sources[j];
+			if (!app->sources[i].internal)
+				continue;
+			if (source_partitions[i] && source_partitions[i] != count) {
+				kafka_log(k, "error: repartition topic %s would need %d and %d partitions: it is co-partitioned "
+					 "for the %s and for another join with topics of other sizes",
+				      app->sources[i].topic, source_partitions[i], count, cp->what);
+				return false;
+			}
+			source_partitions[i] = count;
+		}
+	}
+	for (size_t i = 0; i < app->source_count; i++)
+		if (app->sources[i].internal && !source_partitions[i])
+			source_partitions[i] = partitions;
+	return true;
+}
+
+/*
  * Creates the internal topics (Admin API), as Kafka Streams does, waiting
  * for the source topics to exist: repartition topics with as many
- * partitions as the largest external source topic, and one compacted
+ * partitions as the largest external source topic (or, co-partitioned
+ * for a join, as the topics on its other side), and one compacted
  * changelog per store with as many partitions as the topics feeding it.
  * Existing topics are kept.  A dead-letter topic that does not exist is
  * created too (as Kafka Connect creates its dead-letter queue), with as
@@ -166,9 +220,12 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 		free(dlq_missing);
 		return false;
 	}
-	for (size_t i = 0; i < app->source_count; i++)
-		if (app->sources[i].internal)
-			source_partitions[i] = partitions;
+	if (!check_copartitions(k, source_partitions, partitions)) {
+		free(source_partitions);
+		free(dlqs);
+		free(dlq_missing);
+		return false;
+	}
 	/* Sources sharing a store must be co-partitioned (as Kafka Streams
 	 * requires): key k's records meet in partition p of every one. */
 	for (size_t s = 0; s < app->store_count; s++) {
@@ -201,9 +258,9 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 	for (size_t i = 0; i < app->source_count; i++) {
 		if (!app->sources[i].internal)
 			continue;
-		counts[n] = partitions;
+		counts[n] = source_partitions[i];
 		names[n] = app->sources[i].topic;
-		nts[n] = rd_kafka_NewTopic_new(names[n], partitions, -1, err, sizeof err);
+		nts[n] = rd_kafka_NewTopic_new(names[n], counts[n], -1, err, sizeof err);
 		/*
 		 * Records keep their event time, which may be old: time-based
 		 * retention must not delete them before they are read back (as

@@ -356,6 +356,43 @@ START_TEST(test_fan_out_steps)
 END_TEST
 
 /* Every test in one case: each forks (Check's default), so each starts from a fresh compiler state. */
+/*
+ * A stream-table join: the stream and the table share a sub-topology, the
+ * stream's pipeline looks the table's store up (restored with it, not
+ * written), a re-keyed stream is repartitioned first, and each join is a
+ * co-partition group of the sources feeding its two sides.
+ */
+START_TEST(test_stream_table_join)
+{
+	Plan *pl = plan_of("app j {}\n"
+	                   "stream s: string -> string from \"s\";\n"
+	                   "stream other: string -> string from \"other\";\n"
+	                   "table t: string -> string from \"t\";\n"
+	                   "s |> join(t, (v, x) => v + x) |> to \"a\";\n"
+	                   "other |> select_key((_, v) => v) |> left_join(t, (v, x) => v) |> to \"b\";\n");
+	ck_assert_ptr_nonnull(pl);
+	ck_assert_int_eq(pl->nsubtopologies, 2);
+	const IrNode *s = source_of(pl, "s"), *t = source_of(pl, "t"), *other = source_of(pl, "other");
+	ck_assert_int_eq(s->subtopology, t->subtopology);
+	ck_assert_int_ne(other->subtopology, t->subtopology);
+	const Pipeline *ps = pipeline_named(pl, "pipeline_s");
+	ck_assert_int_eq(ps->nstores, 1);
+	ck_assert_int_eq(ps->nreads, 1);
+	ck_assert_int_eq(pipeline_named(pl, "pipeline_t")->nreads, 0);
+	ck_assert_int_eq(pipeline_named(pl, "pipeline_other")->nstores, 0);
+	ck_assert_int_eq(pl->ncopartitions, 2);
+	ck_assert_int_eq(pl->copartitions[0].nsources, 2);
+	ck_assert_ptr_eq(pl->copartitions[0].sources[0], s);
+	ck_assert_ptr_eq(pl->copartitions[0].sources[1], t);
+	/* The re-keyed side: the internal source of its repartition topic, with the table. */
+	ck_assert_int_eq(pl->copartitions[1].nsources, 2);
+	ck_assert_ptr_eq(pl->copartitions[1].sources[0], t);
+	ck_assert(pl->copartitions[1].sources[1]->internal);
+	ck_assert_int_eq(pl->copartitions[1].sources[1]->subtopology, t->subtopology);
+	xfree_all();
+}
+END_TEST
+
 static Suite *plan_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -370,6 +407,7 @@ static Suite *plan_suite(void)
 	tcase_add_test(tc, test_store_cnames_distinct);
 	tcase_add_test(tc, test_taken_topic_is_an_error);
 	tcase_add_test(tc, test_fan_out_steps);
+	tcase_add_test(tc, test_stream_table_join);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -342,6 +342,19 @@ typedef struct stoat_store_desc {
 	int64_t window_retention_ms;
 } stoat_store_desc;
 
+/*
+ * Source topics that must have as many partitions as each other (Kafka
+ * Streams' copartitionGroups): the two sides of a join, since partition p
+ * of one looks up partition p of the other.  The Kafka driver checks them
+ * before it starts and creates the group's internal (repartition) topics
+ * with the group's partition count.
+ */
+typedef struct stoat_copartition {
+	const char *what;   /* "join at app.stoat:12", for the message */
+	const int *sources; /* indices into app->sources */
+	size_t source_count;
+} stoat_copartition;
+
 /* The constant table stoatc emits for one application. */
 typedef struct stoat_app {
 	const char *app_id;
@@ -356,6 +369,8 @@ typedef struct stoat_app {
 	const char *dlq_topic; /* on_error == STOAT_POLICY_DLQ */
 	const stoat_store_desc *stores;
 	size_t store_count;
+	const stoat_copartition *copartitions;
+	size_t copartition_count;
 } stoat_app;
 
 /* ------------------------------------------------------------------ */

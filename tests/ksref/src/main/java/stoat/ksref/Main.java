@@ -72,7 +72,8 @@ public final class Main {
 
     private static void usage(final String why) {
         System.err.println("ksref: " + why);
-        System.err.println("usage: ksref tumbling SIZE | hopping SIZE ADVANCE | sliding DIFF | session GAP");
+        System.err.println("usage: ksref join inner|left INPUT");
+        System.err.println("       ksref tumbling SIZE | hopping SIZE ADVANCE | sliding DIFF | session GAP");
         System.err.println("             --grace MS [--agg count|reduce|aggregate] [--emit changes|final|suppress] [--filter-positive] [--null-as N] INPUT");
         System.exit(2);
     }
@@ -222,14 +223,61 @@ public final class Main {
         return out;
     }
 
-    public static void main(final String[] args) throws Exception {
-        final Spec spec = parse(args);
-        final List<Input> inputs = read(spec.input);
-        if (inputs.isEmpty()) return;
-        final String topic = inputs.get(0).topic();
-        for (final Input r : inputs) {
-            if (!r.topic().equals(topic)) throw new IOException("ksref: one input topic only (" + topic + ", " + r.topic() + ")");
+    /** The replay output line of one record (key and value strings or null, as JSON strings). */
+    private static String textLine(final long offset, final TestRecord<String, String> rec) {
+        return "{\"topic\":\"" + OUT + "\",\"partition\":0,\"offset\":" + offset + ",\"timestamp\":"
+            + rec.timestamp() + ",\"key\":" + (rec.key() == null ? "null" : JSON.valueToTree(rec.key()).toString())
+            + ",\"value\":" + (rec.value() == null ? "null" : JSON.valueToTree(rec.value()).toString()) + "}";
+    }
+
+    /**
+     * join inner|left INPUT: stream("stream") joined with table("table") (String keys and values)
+     * by (v, t) -> v + "+" + t (Java prints a null t as "null"), to "out": the stream-table join
+     * of tests/e2e/ks_stream_table_*. Input lines are piped in file order to their topic.
+     */
+    private static void join(final String[] args) throws Exception {
+        if (args.length != 3 || !List.of("inner", "left").contains(args[1])) usage("join inner|left INPUT");
+        final StreamsBuilder builder = new StreamsBuilder();
+        final Consumed<String, String> consumed = Consumed.with(Serdes.String(), Serdes.String());
+        final KStream<String, String> stream = builder.stream("stream", consumed);
+        final KTable<String, String> table = builder.table("table", consumed);
+        final KStream<String, String> joined = args[1].equals("left")
+            ? stream.leftJoin(table, (v, t) -> v + "+" + t)
+            : stream.join(table, (v, t) -> v + "+" + t);
+        joined.to(OUT, Produced.with(Serdes.String(), Serdes.String()));
+        final List<String[]> inputs = new ArrayList<>();
+        try (BufferedReader r = Files.newBufferedReader(Path.of(args[2]), StandardCharsets.UTF_8)) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (line.isBlank()) continue;
+                final JsonNode o = JSON.readTree(line);
+                final JsonNode k = o.get("key");
+                final JsonNode v = o.get("value");
+                inputs.add(new String[] { o.get("topic").asText(), o.path("timestamp").asText("0"),
+                    k == null || k.isNull() ? null : k.asText(), v == null || v.isNull() ? null : v.asText() });
+            }
         }
+        final PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+        try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(), props(), Instant.EPOCH)) {
+            final Map<String, TestInputTopic<String, String>> in = new HashMap<>();
+            for (final String t : List.of("stream", "table")) {
+                in.put(t, driver.createInputTopic(t, new StringSerializer(), new StringSerializer()));
+            }
+            final TestOutputTopic<String, String> o =
+                driver.createOutputTopic(OUT, new StringDeserializer(), new StringDeserializer());
+            long offset = 0;
+            for (final String[] r : inputs) {
+                final TestInputTopic<String, String> t = in.get(r[0]);
+                if (t == null) throw new IOException("ksref join: topic " + r[0] + " (expected stream or table)");
+                t.pipeInput(r[2], r[3], Long.parseLong(r[1]));
+                for (final TestRecord<String, String> rec : o.readRecordsToList()) out.println(textLine(offset++, rec));
+            }
+        }
+        out.flush();
+    }
+
+    /** The driver's configuration: record cache off, no emit throttle, a fresh state directory. */
+    private static Properties props() throws IOException {
         final Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "ksref");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
@@ -238,8 +286,23 @@ public final class Main {
         // default 1000 ms throttle would hold back every emission after the first).
         props.put(StreamsConfig.InternalConfig.EMIT_INTERVAL_MS_KSTREAMS_WINDOWED_AGGREGATION, 0L);
         props.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("ksref").toString());
+        return props;
+    }
+
+    public static void main(final String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("join")) {
+            join(args);
+            return;
+        }
+        final Spec spec = parse(args);
+        final List<Input> inputs = read(spec.input);
+        if (inputs.isEmpty()) return;
+        final String topic = inputs.get(0).topic();
+        for (final Input r : inputs) {
+            if (!r.topic().equals(topic)) throw new IOException("ksref: one input topic only (" + topic + ", " + r.topic() + ")");
+        }
         final PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
-        try (TopologyTestDriver driver = new TopologyTestDriver(build(spec, topic), props, Instant.EPOCH)) {
+        try (TopologyTestDriver driver = new TopologyTestDriver(build(spec, topic), props(), Instant.EPOCH)) {
             final TestInputTopic<String, Long> in =
                 driver.createInputTopic(topic, new StringSerializer(), new LongSerializer());
             final TestOutputTopic<String, Long> o =

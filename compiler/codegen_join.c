@@ -1,0 +1,120 @@
+/*
+ * codegen_join.c - joins.  A stream-table join is inlined in the stream's
+ * pipeline: the record's key is written in the store key layout into
+ * cx->key_buf (no allocation), looked up in the table's store (the task's
+ * partition of it, as the table stands when the record is processed),
+ * and the joiner's result goes on as the record's value, with its key and
+ * timestamp.  A table's updates run through its own pipeline and produce
+ * no join output (Kafka Streams' KStreamKTableJoin).
+ */
+#include "codegen_int.h"
+
+#include <assert.h>
+
+/*
+ * Binds the joiner's parameters, (v, t) or (k, v, t), to the record's key
+ * k, its value v and the table's value t.
+ */
+static void bind_joiner(Gen *g, Node *fn, CVar *k, CVar *v, CVar *t)
+{
+	int np = node_list_len(fn->list);
+	for (Node *p = fn->list; p; p = p->next) {
+		if (!p->sym)
+			continue;
+		int slot = np == 3 ? p->slot : p->slot + 1; /* 0 key, 1 value, 2 table value */
+		bind(g, p->sym, slot == 0 ? k : slot == 1 ? v : t);
+	}
+}
+
+/*
+ * Looks key kv (not null) up in the table's store.  With nullable, t<id>
+ * (a T? the caller declared) gets the value or none; otherwise
+ * found<id> is declared and an if (found<id>) { opened, inside which
+ * t<id> holds the value, for the caller to close.  The key's bytes stay in cx->key_buf,
+ * the value is copied into the arena by stoat_store_get.
+ */
+static void emit_lookup(Gen *g, IrNode *n, IrNode *table, CVar *kv, bool nullable)
+{
+	char *key_fn = need(g, H_STORE_KEY, table->key, FMT_JSON);
+	char *read_fn = need(g, H_STORE_VALUE_READ, table->val, FMT_JSON);
+	pr(g->out, "cx->key_buf.len = 0;\n%s(&cx->key_buf, &%s);\n", key_fn, use(kv));
+	pr(g->out, "stoat_str stored%d;\n", n->id);
+	const char *into = nullable ? xasprintf("t%d.v", n->id) : xasprintf("t%d", n->id);
+	const char *found = nullable ? xasprintf("t%d.has", n->id) : xasprintf("found%d", n->id);
+	pr(g->out, "%s%s = stoat_store_get(cx, %d, stoat_buf_str(&cx->key_buf), &stored%d);\n",
+	   nullable ? "" : "bool ", found, table->store, n->id);
+	emit_error_check(g);
+	if (nullable) {
+		pr(g->out, "if (%s && !%s(cx, stored%d, &%s))\n", found, read_fn, n->id, into);
+		pr_nested(g->out, "%s;\n", fail_stmt(g));
+		return;
+	}
+	/* Inner: what follows runs inside if (found<id>) {, which the caller closes. */
+	pr(g->out, "if (%s) {\n", found);
+	pr_indent(g->out);
+	pr(g->out, "%s t%d;\n", type_c(table->val), n->id);
+	pr(g->out, "if (!%s(cx, stored%d, &%s))\n", read_fn, n->id, into);
+	pr_nested(g->out, "%s;\n", fail_stmt(g));
+}
+
+/*
+ * join(table, joiner) / left_join(table, joiner) of a stream record with
+ * key k and value v, as Kafka Streams' KStreamKTableJoinProcessor: a
+ * record with a null value is dropped (counted); so is one with a null
+ * key in an inner join, while a left join passes it on with a null table
+ * value (KIP-962) without a lookup; an inner join passes on only the
+ * records whose key the table holds.
+ */
+void emit_join(Gen *g, IrNode *n, CVar *k, CVar *v)
+{
+	const JoinSpec *j = n->join;
+	assert(j->kind == JOIN_STREAM_TABLE);
+	IrNode *in = n->parents[0], *table = j->table;
+	const char *store = g->topo->stores[table->store].name;
+	bool left = j->type == JOIN_LEFT;
+	op_comment(g, n,
+	           xasprintf("%s table %s (store %s): the table's value for the record's key%s", left ? "left_join" : "join",
+	                     table->name ? table->name : store, store, left ? ", or null" : ""));
+	bool nk = in->key->kind == TY_NULLABLE, nv = in->val->kind == TY_NULLABLE;
+	CVar *kv = nk ? cvar_part(k, ".v") : k;
+	CVar *vv = nv ? cvar_part(v, ".v") : v;
+	/* A null value never joins; a null key joins only in a left join. */
+	bool guard = nv || (nk && !left);
+	if (guard) {
+		if (nv && nk && !left)
+			pr(g->out, "if (%s.has && %s.has) {\n", use(k), use(v));
+		else
+			pr(g->out, "if (%s.has) {\n", nv ? use(v) : use(k));
+		pr_indent(g->out);
+	}
+	pr(g->out, "{\n");
+	pr_indent(g->out);
+	CVar *tv = cvar(xasprintf("t%d", n->id));
+	if (left) {
+		pr(g->out, "%s t%d = { .has = false };\n", type_c(ty_nullable(table->val)), n->id);
+		if (nk) {
+			pr(g->out, "if (%s.has) {\n", use(k));
+			pr_indent(g->out);
+		}
+		emit_lookup(g, n, table, kv, true);
+		if (nk) {
+			pr_dedent(g->out);
+			pr(g->out, "}\n");
+		}
+		bind_joiner(g, j->joiner, k, vv, tv);
+		emit_with_var(g, n, type_c(n->val), xasprintf("v%d", n->id), emit_as(g, j->joiner->a, n->val), k, NULL,
+		              false);
+	} else {
+		emit_lookup(g, n, table, kv, false);
+		bind_joiner(g, j->joiner, kv, vv, tv);
+		emit_with_var(g, n, type_c(n->val), xasprintf("v%d", n->id), emit_as(g, j->joiner->a, n->val), kv, NULL,
+		              false);
+		pr_dedent(g->out);
+		pr(g->out, "}\n");
+	}
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	if (guard)
+		emit_dropped_else(g, xasprintf("null %s for a join with table %s", nv && !(nk && !left) ? "value"
+		                                                                   : nv ? "key or value" : "key", store));
+}
