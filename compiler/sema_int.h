@@ -10,6 +10,9 @@
  *                  arrays, narrowing facts, lambdas
  *   sema_stream.c  the operator table (ops.def), pipeline steps, sources,
  *                  sinks, splits, and the topology they build
+ *   sema_aggregate.c  grouping, count / reduce / aggregate, cogroup, to_table
+ *   sema_join.c    joins
+ *   sema_window.c  event time, window(...), output timestamps
  */
 #ifndef STOAT_SEMA_INT_H
 #define STOAT_SEMA_INT_H
@@ -101,6 +104,24 @@ Type *check_lambda_typed(Sema *sema, Node *lam, int n_allowed, const int *counts
 
 /* sema_stream.c: the items of a file that make the topology */
 void check_source(Sema *sema, Node *it);
+
+/* sema_stream.c: what the operators' checks share */
+const OpInfo *operator_info(Operator id);           /* ops.def's row of id */
+unsigned input_of(const IrNode *n);                 /* the ON_ bit of n's records */
+const char *node_what(const IrNode *n);             /* "a stream", "a grouped table", ... for messages */
+bool check_arity(const OpInfo *op, Node *step, int nargs);
+void report_wrong_input(const OpInfo *op, const IrNode *parent, Span at);
+IrNode *follow(Sema *sema, IrNode *parent, IrKind kind, Span span); /* a node carrying on from parent */
+void need_repartition(Sema *sema, IrNode *n);       /* n's records must meet their key's partition first */
+void add_store(Sema *sema, IrNode *n);              /* n keeps a table in a state store */
+IrNode *check_stream(Sema *sema, Node *e);          /* an expression denoting a stream: its last node */
+
+/* sema_aggregate.c */
+IrNode *check_grouping(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs);
+IrNode *check_cogroup(Sema *sema, Node *e);
+
+/* sema_join.c */
+IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs);
 
 /* sema_window.c */
 void check_timestamp_extractor(Sema *sema, Node *it, IrNode *src);
