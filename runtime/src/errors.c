@@ -160,32 +160,35 @@ bool stoat_record_failed(stoat_ctx *cx)
 }
 
 /*
- * Counts a record dropped by design and reports the first one only
- * (Kafka Streams drops such records with a metric, not an error).
+ * Counts a record left out by design (*count) and reports it when it is
+ * the first of its kind (*reported: the driver's flag; without a driver,
+ * every one) with why and the tail saying how it was dropped.  Kafka
+ * Streams drops such records with a metric, not an error.
  */
-void stoat_record_dropped(stoat_ctx *cx, const char *why)
+static void report_first_drop(stoat_ctx *cx, uint64_t *count, bool *reported, const char *why, const char *tail)
 {
-	cx->counters.records_dropped++;
-	if (cx->driver && cx->driver->drop_reported)
+	(*count)++;
+	if (reported && *reported)
 		return;
-	if (cx->driver)
-		cx->driver->drop_reported = true;
+	if (reported)
+		*reported = true;
 	snprintf(cx->error_message, sizeof cx->error_message, "%s", why);
-	report_record(cx, "warning", ": dropped, as Kafka Streams drops such records (reported once; the summary "
-				     "counts them)");
+	report_record(cx, "warning", tail);
 }
 
-/* Counts a late record and reports the first one only, like stoat_record_dropped. */
+/* Counts a record dropped by design (a null key or value) and reports the first one only. */
+void stoat_record_dropped(stoat_ctx *cx, const char *why)
+{
+	report_first_drop(cx, &cx->counters.records_dropped, cx->driver ? &cx->driver->drop_reported : NULL, why,
+			  ": dropped, as Kafka Streams drops such records (reported once; the summary counts them)");
+}
+
+/* Counts a late record and reports the first one only, apart from the drops by design. */
 void stoat_record_late(stoat_ctx *cx, const char *why)
 {
-	cx->counters.records_late++;
-	if (cx->driver && cx->driver->late_reported)
-		return;
-	if (cx->driver)
-		cx->driver->late_reported = true;
-	snprintf(cx->error_message, sizeof cx->error_message, "%s", why);
-	report_record(cx, "warning", ": dropped as late, as Kafka Streams drops such records (reported once; the "
-				     "summary counts them)");
+	report_first_drop(cx, &cx->counters.records_late, cx->driver ? &cx->driver->late_reported : NULL, why,
+			  ": dropped as late, as Kafka Streams drops such records (reported once; the summary "
+			  "counts them)");
 }
 
 /* Prefixes the current error message with `what` (see runtime.h). */

@@ -387,7 +387,7 @@ typedef struct stoat_counters {
 	uint64_t records_failed;  /* per-record errors, whatever the policy */
 	uint64_t records_skipped; /* failures the skip policy let through */
 	uint64_t records_dead_lettered; /* failures written to a dead-letter topic */
-	uint64_t records_dropped; /* ignored by design: a null key where a key is needed */
+	uint64_t records_dropped; /* ignored by design: a null key or value where one is needed */
 	uint64_t records_late;    /* dropped from a window that had closed (once per window) */
 } stoat_counters;
 
