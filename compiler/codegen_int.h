@@ -168,7 +168,6 @@ void emit_join(Gen *g, IrNode *n, CVar *k, CVar *v);
 
 /* codegen_window.c */
 void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);
-void emit_window_flush(Gen *g, const Pipeline *pp, Printer *p);
 void emit_window_close(Gen *g, const Pipeline *pp, Printer *p);
 void emit_window_value_read(Gen *g, Printer *p, IrNode *n, const char *stored, const char *ts, const char *into,
                             const char *fail);

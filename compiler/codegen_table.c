@@ -687,38 +687,56 @@ void emit_store_after(Gen *g, const Pipeline *pp, Printer *p)
  * flush_<store>: the updates the store's record cache held back, each
  * decoded (key, old and new value) and passed to after_<store> as the
  * pipeline would have; a failure goes to the error policy like a
- * pipeline's, but the update is not counted as an input record.
+ * pipeline's, but the update is not counted as an input record.  A
+ * window store's keys are first split into key and window
+ * (stoat_window_key_parse; the store's metadata keys, which it rejects,
+ * are skipped), and its values carry the window's largest timestamp,
+ * which the update's record timestamp already is.
  */
 void emit_store_flush(Gen *g, const Pipeline *pp, Printer *p)
 {
 	assert(pp->kind == PIPE_STORE_FLUSH);
 	Store *st = &g->topo->stores[pp->store];
-	if (st->window) {
-		emit_window_flush(g, pp, p);
-		return;
-	}
 	IrNode *n = st->node;
-	const char *kt = type_c(n->key), *vt = type_c(ty_nullable(n->val));
-	char *key_read = need(g, H_STORE_KEY_READ, n->key, FMT_JSON);
-	char *val_read = need(g, H_STORE_VALUE_READ, n->val, FMT_JSON);
+	bool win = st->window;
+	const char *vt = type_c(ty_nullable(n->val));
+	char *key_read = need(g, H_STORE_KEY_READ, win ? n->key->rec->fields[0].type : n->key, FMT_JSON);
+	char *val_read = win ? NULL : need(g, H_STORE_VALUE_READ, n->val, FMT_JSON);
 	const char *after = plan_store_after(g->plan, pp->store)->cname;
-	pr(p, "/* Store %s: the updates its record cache held back, passed on to %s. */\n", st->name, after);
+	pr(p, "/* %s %s: the updates its record cache held back, passed on to %s. */\n", win ? "Window store" : "Store",
+	   st->name, after);
 	pr(p, "static void %s(stoat_ctx *cx, const stoat_store_update *u, size_t n)\n{\n", pp->cname);
 	pr_indent(p);
 	pr(p, "for (size_t i = 0; i < n; i++) {\n");
 	pr_indent(p);
+	if (win) {
+		pr(p, "stoat_str inner;\n%s key;\n", type_c(n->key));
+		pr(p, "if (!stoat_window_key_parse(u[i].record.key, &inner, &key.%s, &key.%s))\n", c_field("start"),
+		   c_field("end"));
+		pr_nested(p, "continue; /* the store's own metadata */\n");
+	}
 	pr(p, "cx->msg = &u[i].record;\ncx->timestamp = u[i].record.timestamp;\ncx->error = false;\n");
-	pr(p, "%s key;\n", kt);
+	if (!win)
+		pr(p, "%s key;\n", type_c(n->key));
 	pr(p, "%s old_v = { .has = false }, new_v = { .has = false };\n", vt);
-	pr(p, "if (!%s(cx, u[i].record.key, &key))\n", key_read);
+	if (win)
+		pr(p, "if (!%s(cx, inner, &key.%s))\n", key_read, c_field("key"));
+	else
+		pr(p, "if (!%s(cx, u[i].record.key, &key))\n", key_read);
 	pr_nested(p, "goto fail;\n");
 	static const char *sides[] = { "old_v", "new_v" }, *fields[] = { "old_value", "record.value" };
 	for (int i = 0; i < 2; i++) {
 		pr(p, "if (u[i].%s.ptr) {\n", fields[i]);
 		pr_indent(p);
-		pr(p, "%s.has = true;\n", sides[i]);
-		pr(p, "if (!%s(cx, u[i].%s, &%s.v))\n", val_read, fields[i], sides[i]);
-		pr_nested(p, "goto fail;\n");
+		if (win) {
+			pr(p, "int64_t ts;\n%s.has = true;\n", sides[i]);
+			emit_window_value_read(g, p, n, xasprintf("u[i].%s", fields[i]), "ts", xasprintf("%s.v", sides[i]),
+			                       "goto fail");
+		} else {
+			pr(p, "%s.has = true;\n", sides[i]);
+			pr(p, "if (!%s(cx, u[i].%s, &%s.v))\n", val_read, fields[i], sides[i]);
+			pr_nested(p, "goto fail;\n");
+		}
 		pr_dedent(p);
 		pr(p, "}\n");
 	}

@@ -166,51 +166,6 @@ void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, 
 	close_window_record(g, n, guarded);
 }
 
-/*
- * flush_<store> of a window store: the window updates its record cache
- * held back, each split into key and window (stoat_window_key_parse; the
- * store's metadata keys, which it rejects, are skipped), decoded and
- * passed to after_<store> with the window's largest timestamp, as the
- * pipeline would have.  A failure goes to the error policy like a
- * pipeline's, but the update is not counted as an input record.
- */
-void emit_window_flush(Gen *g, const Pipeline *pp, Printer *p)
-{
-	assert(pp->kind == PIPE_STORE_FLUSH);
-	Store *st = &g->topo->stores[pp->store];
-	IrNode *n = st->node;
-	Type *inner = n->key->rec->fields[0].type;
-	const char *vt = type_c(ty_nullable(n->val));
-	char *key_read = need(g, H_STORE_KEY_READ, inner, FMT_JSON);
-	const char *after = plan_store_after(g->plan, pp->store)->cname;
-	pr(p, "/* Window store %s: the updates its record cache held back, passed on to %s. */\n", st->name, after);
-	pr(p, "static void %s(stoat_ctx *cx, const stoat_store_update *u, size_t n)\n{\n", pp->cname);
-	pr_indent(p);
-	pr(p, "for (size_t i = 0; i < n; i++) {\n");
-	pr_indent(p);
-	pr(p, "stoat_str inner;\n%s key;\n", type_c(n->key));
-	pr(p, "if (!stoat_window_key_parse(u[i].record.key, &inner, &key.%s, &key.%s))\n", c_field("start"),
-	   c_field("end"));
-	pr_nested(p, "continue; /* the store's own metadata */\n");
-	pr(p, "cx->msg = &u[i].record;\ncx->timestamp = u[i].record.timestamp;\ncx->error = false;\n");
-	pr(p, "%s old_v = { .has = false }, new_v = { .has = false };\n", vt);
-	pr(p, "if (!%s(cx, inner, &key.%s))\n", key_read, c_field("key"));
-	pr_nested(p, "goto fail;\n");
-	static const char *sides[] = { "old_v", "new_v" }, *fields[] = { "old_value", "record.value" };
-	for (int i = 0; i < 2; i++) {
-		pr(p, "if (u[i].%s.ptr) {\n", fields[i]);
-		pr_indent(p);
-		pr(p, "int64_t ts;\n%s.has = true;\n", sides[i]);
-		emit_window_value_read(g, p, n, xasprintf("u[i].%s", fields[i]), "ts", xasprintf("%s.v", sides[i]),
-		                       "goto fail");
-		pr_dedent(p);
-		pr(p, "}\n");
-	}
-	pr(p, "if (!%s(cx, key, old_v, new_v))\n", after);
-	pr_nested(p, "goto fail;\n");
-	emit_batch_loop_end(p, true);
-}
-
 /* The metadata key of a window store's "emitted up to" (00 starts the store's own keys). */
 static const char emitted_key[] = "\\0emitted-up-to";
 enum { EMITTED_KEY_LEN = 14 };
