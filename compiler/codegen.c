@@ -492,6 +492,11 @@ static void describe_node(Printer *p, const Plan *plan, IrNode *n, IrNode *from,
 		pr(p, "window %s", window_text(n->window));
 		break;
 	case IR_JOIN:
+		if (n->join->kind == JOIN_TABLE_TABLE) {
+			pr(p, "%s (table-table) -> %s", join_op_name(n->join->type),
+			   plan_store_after(plan, n->store) ? plan_store_after(plan, n->store)->cname : "nothing downstream");
+			break;
+		}
 		pr(p, "%s table %s (looks up store %s)", n->join->type == JOIN_LEFT ? "left_join" : "join",
 		   n->join->table->name ? n->join->table->name : plan->topo->stores[n->join->table->store].name,
 		   plan->topo->stores[n->join->table->store].name);

@@ -8,6 +8,7 @@
  * codegen_ops.c    stateless operators, sinks, pipelines and merge segments
  * codegen_table.c  stores, aggregations and the operators on tables
  * codegen_join.c   joins: a stream's lookup in a table's store
+ * codegen_join_table.c table-table joins: each side's change against the other
  * codegen_serde.c  helpers: JSON readers and writers, decoders, encoders,
  *                  indexing; the helper registry and its output
  * codegen_store.c  the store key and value codecs, from one layout table
@@ -162,9 +163,14 @@ bool open_present_guard(Gen *g, Type *kt, CVar *k, Type *vt, CVar *v);
 void emit_dropped_else(Gen *g, const char *why);
 void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v);
 void bind_folder(Gen *g, Node *fn, bool is_reduce, CVar *k, CVar *v, CVar *acc);
+/* Does what follows table node n look at its changes' old values? */
+bool table_needs_old(IrNode *n);
 
 /* codegen_join.c */
 void emit_join(Gen *g, IrNode *n, CVar *k, CVar *v);
+
+/* codegen_join_table.c */
+void emit_table_join(Gen *g, IrNode *n, IrNode *from, CVar *k, CVar *old_v, CVar *new_v);
 
 /* codegen_window.c */
 void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);

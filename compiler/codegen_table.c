@@ -505,15 +505,19 @@ static void emit_table_filter(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new
  * Does what follows table node n look at the old values of its changes?
  * A filter does (to tell whether a key it drops had passed before), and a
  * table's group_by (to take the old value out of its group); to_stream
- * does not; map_values does if what follows it does.
+ * does not; map_values and an inner table-table join do if what follows
+ * them does; a left or outer join does.
  */
-static bool needs_old(IrNode *n)
+bool table_needs_old(IrNode *n)
 {
 	for (int i = 0; i < n->nchildren; i++) {
 		IrNode *c = n->children[i];
 		if (c->kind == IR_FILTER || c->kind == IR_FILTER_NOT || c->kind == IR_REGROUP)
 			return true;
-		if (c->kind == IR_MAP_VALUES && needs_old(c))
+		if (c->kind == IR_MAP_VALUES && table_needs_old(c))
+			return true;
+		/* A left or outer join tells a delete from nothing by the old value (and passes old values on). */
+		if (c->kind == IR_JOIN && (c->join->type != JOIN_INNER || table_needs_old(c)))
 			return true;
 	}
 	return false;
@@ -526,7 +530,7 @@ static bool needs_old(IrNode *n)
  */
 static void emit_table_map_values(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
 {
-	bool old = needs_old(n);
+	bool old = table_needs_old(n);
 	op_comment(g, n, old ? "map_values (table): the old and the new value" : "map_values (table): the new value");
 	const char *ot = type_c(ty_nullable(n->val));
 	char *o = xasprintf("old%d", n->id), *nw = xasprintf("new%d", n->id);
@@ -552,11 +556,15 @@ static void emit_table_map_values(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar 
 
 /*
  * Emits what a table node's change (key k, old and new values old_v and
- * new_v, of type V?) does in the downstream node n.
+ * new_v, of type V?) does in the downstream node n (from: the table node
+ * the change comes from, which side of a join it is).
  */
-static void emit_change_node(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
+static void emit_change_node(Gen *g, IrNode *n, IrNode *from, CVar *k, CVar *old_v, CVar *new_v)
 {
 	switch (n->kind) {
+	case IR_JOIN:
+		emit_table_join(g, n, from, k, old_v, new_v);
+		break;
 	case IR_TO_STREAM:
 		/* The stream of the table's changes: each new value (null: the key was deleted). */
 		op_comment(g, n, "to_stream");
@@ -587,7 +595,7 @@ void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
 			pr(g->out, "{\n");
 			pr_indent(g->out);
 		}
-		emit_change_node(g, n->children[i], k, old_v, new_v);
+		emit_change_node(g, n->children[i], n, k, old_v, new_v);
 		if (n->nchildren > 1) {
 			pr_dedent(g->out);
 			pr(g->out, "}\n");
@@ -670,8 +678,15 @@ void emit_store_after(Gen *g, const Pipeline *pp, Printer *p)
 	const char *vt = type_c(ty_nullable(n->val));
 	pr(p, "/*\n * Store %s (%s:%d): what follows each change of a key.\n", st->name, n->span.file->path,
 	   n->span.line);
-	pr(p, " * Called by the pipeline when the store passes the update on at once,\n");
-	pr(p, " * else by %s.  Returns false when the record failed.\n */\n", plan_store_flush(g->plan, pp->store)->cname);
+	if (plan_store_flush(g->plan, pp->store)) {
+		pr(p, " * Called by the pipeline when the store passes the update on at once,\n");
+		pr(p, " * else by %s.  Returns false when the record failed.\n */\n",
+		   plan_store_flush(g->plan, pp->store)->cname);
+	} else {
+		/* A table-table join: its store holds its sides, and the join passes each joined change on itself. */
+		pr(p, " * Called by the join for each joined change it computes.  Returns false\n");
+		pr(p, " * when the record failed.\n */\n");
+	}
 	pr(p, "static bool %s(stoat_ctx *cx, %s key, %s old_v, %s new_v)\n{\n", pp->cname, type_c(n->key), vt, vt);
 	pr_indent(p);
 	emit_unused_params(p, params, 3);

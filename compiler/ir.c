@@ -93,3 +93,9 @@ int64_t window_time_reach(const WindowSpec *w)
 {
 	return 2 * (w->size + w->advance + w->gap + w->grace + w->retention) + 1;
 }
+
+/* The operator that writes a join of this type (plan text, generated comments). */
+const char *join_op_name(JoinType type)
+{
+	return type == JOIN_LEFT ? "left_join" : type == JOIN_OUTER ? "outer_join" : "join";
+}

@@ -68,25 +68,30 @@ int64_t window_time_reach(const WindowSpec *w);
 
 /*
  * What an IR_JOIN joins (docs/language.md, "Joins"): only
- * JOIN_STREAM_TABLE is checked and generated today; the others name the
- * shapes the language reserves for them.
+ * JOIN_STREAM_TABLE and JOIN_TABLE_TABLE are checked and generated today;
+ * the others name the shapes the language reserves for them.
  */
 typedef enum JoinKind {
 	JOIN_STREAM_TABLE,  /* stream |> join(table, (v, t) => ...): a lookup in the table's store */
 	JOIN_STREAM_STREAM, /* stream |> join(other, within D, grace D, ...): window stores (not yet) */
 	JOIN_STREAM_GLOBAL, /* stream |> join(global, (k, v) => key, ...): no co-partitioning (not yet) */
-	JOIN_TABLE_TABLE,   /* table |> join(table, ...): changes of either side (not yet) */
+	JOIN_TABLE_TABLE,   /* table |> join(table, (a, b) => ...): changes of either side, the other
+	                       looked up in the join's own store of both sides */
 	JOIN_FOREIGN_KEY,   /* table |> join(table, on v => fk, ...): KIP-213 (not yet) */
 } JoinKind;
 
 /* Inner, left or outer (which side keeps its unmatched records). */
 typedef enum JoinType { JOIN_INNER, JOIN_LEFT, JOIN_OUTER } JoinType;
 
+/* The operator that writes a join of this type: "join", "left_join" or "outer_join". */
+const char *join_op_name(JoinType type);
+
 /*
  * An IR_JOIN as checked.  table: for a stream-table join, the node that
  * keeps the table (has_store), whose store the stream's records look up;
  * it is not a parent (its updates produce no output) but the plan puts
- * it in the stream's sub-topology and co-partition group.
+ * it in the stream's sub-topology and co-partition group.  A table-table
+ * join has no table: its two parents are the left and the right side.
  */
 typedef struct JoinSpec {
 	JoinKind kind;

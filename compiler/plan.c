@@ -475,8 +475,10 @@ static void plan_pipelines(Plan *pl)
 		}
 		pl->after_pipeline[i] =
 			add_pipeline(pl, PIPE_STORE_AFTER, st->node, i, xasprintf("after_%s", st->cname));
-		pl->flush_pipeline[i] =
-			add_pipeline(pl, PIPE_STORE_FLUSH, st->node, i, xasprintf("flush_%s", st->cname));
+		/* A table-table join's store holds its sides, written quietly: the join calls after_ itself. */
+		if (st->node->kind != IR_JOIN)
+			pl->flush_pipeline[i] =
+				add_pipeline(pl, PIPE_STORE_FLUSH, st->node, i, xasprintf("flush_%s", st->cname));
 	}
 	for (int i = 0; i < pl->npipelines; i++) {
 		walk_steps(pl, &pl->pipelines[i], pl->pipelines[i].entry, 0);
@@ -566,11 +568,12 @@ static void plan_copartitions(Plan *pl)
 	Topology *t = pl->topo;
 	for (int i = 0; i < t->nnodes; i++) {
 		IrNode *n = t->nodes[i];
-		if (n->kind != IR_JOIN || !n->join->table)
+		if (n->kind != IR_JOIN || (!n->join->table && n->join->kind != JOIN_TABLE_TABLE))
 			continue;
 		bool *in = xcalloc((size_t)t->nsources, sizeof *in);
-		sources_above(n, in);
-		sources_above(n->join->table, in);
+		sources_above(n, in); /* a table-table join: both sides are its parents */
+		if (n->join->table)
+			sources_above(n->join->table, in);
 		CopartitionGroup grp = { .join = n };
 		for (int j = 0; j < t->nsources; j++)
 			if (in[j]) {
@@ -735,6 +738,10 @@ static void pr_step(Printer *p, const Plan *pl, const Pipeline *pp, const PlanSt
 			pr(p, "%s", n->agg_kind == AGG_COUNT ? "count" : n->agg_kind == AGG_REDUCE ? "reduce" : "aggregate");
 			break;
 		case IR_JOIN:
+			if (n->join->kind == JOIN_TABLE_TABLE) {
+				pr(p, "%s (table-table)", join_op_name(n->join->type));
+				break;
+			}
 			pr(p, "%s table %s (store %s)", n->join->type == JOIN_LEFT ? "left_join" : "join",
 			   n->join->table->name ? n->join->table->name : t->stores[n->join->table->store].name,
 			   t->stores[n->join->table->store].name);

@@ -35,6 +35,7 @@ static const struct {
 } planned_operators[] = {
 #define PLANNED(name, family) { name, family },
 #include "ops.def"
+	{ NULL, NULL }, /* the end (and a member when ops.def plans none) */
 };
 
 /* The row of operator id. */
@@ -134,16 +135,12 @@ void report_wrong_input(const OpInfo *op, const IrNode *parent, Span at)
 		break;
 	case OPER_JOIN:
 	case OPER_LEFT_JOIN:
-		if (in == ON_TABLE)
-			error_hint(at, "table-table joins are planned; a table's changes can be joined as a stream: "
-			               "to_stream() |> join(other, (v, t) => ...)",
-			           "%s on a table is not available yet: this version of stoat joins a stream with a table",
-			           op->name);
-		else
-			error_hint(at,
-			           in == ON_GROUPED ? "join the stream before grouping it: s |> join(t, (v, x) => ...) |> group_by_key()"
-			                            : "aggregate it first, then join its to_stream()",
-			           "%s needs a stream, and this is a %s", op->name, what);
+	case OPER_OUTER_JOIN:
+		error_hint(at,
+		           in == ON_GROUPED ? "join the stream before grouping it: s |> join(t, (v, x) => ...) |> group_by_key()"
+		           : in == ON_GROUPED_TABLE ? "join the table before grouping it, or aggregate it first"
+		                                    : "aggregate it first, then join the table",
+		           "%s needs a stream or a table, and this is a %s", op->name, what);
 		break;
 	case OPER_COUNT:
 	case OPER_REDUCE:
@@ -181,12 +178,9 @@ static void report_unknown_operator(Node *step)
 		           "stoat writes windowedBy as window(...)");
 		return;
 	}
-	for (size_t i = 0; i < sizeof planned_operators / sizeof planned_operators[0]; i++)
+	for (size_t i = 0; planned_operators[i].name; i++)
 		if (strcmp(planned_operators[i].name, name) == 0) {
-			error_hint(step->name_span,
-			           "outer joins are planned (with stream-stream and table-table joins); a stream joins "
-			           "a table with join(t, (v, x) => ...) or left_join(t, (v, x) => ...) today",
-			           "'%s' is not available yet: this version of stoat has no %s", name,
+			error_hint(step->name_span, NULL, "'%s' is not available yet: this version of stoat has no %s", name,
 			           planned_operators[i].family);
 			return;
 		}
@@ -482,7 +476,7 @@ static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
 		return NULL;
 	}
 	int nargs = node_list_len(step->list);
-	bool join = op->id == OPER_JOIN || op->id == OPER_LEFT_JOIN;
+	bool join = op->id == OPER_JOIN || op->id == OPER_LEFT_JOIN || op->id == OPER_OUTER_JOIN;
 	if (op->id != OPER_WINDOW && !join)
 		for (Node *arg = step->list; arg; arg = arg->next)
 			if (arg->kind == N_WINDOW_ARG || arg->kind == N_ON_ARG) {
@@ -514,13 +508,15 @@ static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
 		break;
 	case OPER_JOIN:
 	case OPER_LEFT_JOIN:
+	case OPER_OUTER_JOIN:
 		n = check_join(sema, parent, step, op, nargs);
 		break;
 	default:
 		n = check_record_op(sema, parent, step, op, nargs);
 		break;
 	}
-	assert(!n || n->has_store == op->stateful);
+	/* A table-table join keeps both sides in a store of its own; a stream-table join keeps none. */
+	assert(!n || n->has_store == op->stateful || (n->kind == IR_JOIN && n->join->kind == JOIN_TABLE_TABLE));
 	return n;
 }
 

@@ -670,6 +670,13 @@ bool stoat_store_put_quiet(stoat_ctx *cx, int store, stoat_str key, stoat_str va
 	return !cx->error;
 }
 
+/* A delete that is never passed downstream (see runtime.h). */
+bool stoat_store_delete_quiet(stoat_ctx *cx, int store, stoat_str key)
+{
+	(void)store_write(cx, store, key, (stoat_str){ NULL, 0 }, true);
+	return !cx->error;
+}
+
 /* A delete (a tombstone in the changelog). */
 bool stoat_store_delete(stoat_ctx *cx, int store, stoat_str key)
 {

@@ -393,6 +393,43 @@ START_TEST(test_stream_table_join)
 }
 END_TEST
 
+/*
+ * A table-table join: both tables in one sub-topology, the join's own
+ * store (both sides) written by both tables' after_ pipelines, its after_
+ * called by the join (no flush_: its writes are quiet), one co-partition
+ * group of the two sources.
+ */
+START_TEST(test_table_table_join)
+{
+	Plan *pl = plan_of("app j {}\n"
+	                   "table a: string -> string from \"a\";\n"
+	                   "table b: string -> string from \"b\";\n"
+	                   "table ab = a |> filter(v => v != \"\") |> outer_join(b, (x, y) => (x ?? \"\") + (y ?? \"\"));\n"
+	                   "ab |> to_stream() |> to \"out\";\n");
+	ck_assert_ptr_nonnull(pl);
+	ck_assert_int_eq(pl->nsubtopologies, 1);
+	const IrNode *a = source_of(pl, "a"), *b = source_of(pl, "b");
+	ck_assert_int_eq(pl->topo->nstores, 3);
+	ck_assert_str_eq(pl->topo->stores[2].name, "ab");
+	const IrNode *join = pl->topo->stores[2].node;
+	ck_assert_int_eq(join->kind, IR_JOIN);
+	ck_assert_int_eq(join->nparents, 2);
+	ck_assert_ptr_nonnull(plan_store_after(pl, 2));
+	ck_assert_ptr_null(plan_store_flush(pl, 2));
+	ck_assert_ptr_nonnull(plan_store_flush(pl, 0));
+	const Pipeline *after_a = pipeline_named(pl, "after_a"), *after_b = pipeline_named(pl, "after_b");
+	ck_assert_int_eq(after_a->nstores, 1);
+	ck_assert_int_eq(after_a->stores[0], 2);
+	ck_assert_int_eq(after_b->nstores, 1);
+	ck_assert_int_eq(after_b->stores[0], 2);
+	ck_assert_int_eq(pl->ncopartitions, 1);
+	ck_assert_int_eq(pl->copartitions[0].nsources, 2);
+	ck_assert_ptr_eq(pl->copartitions[0].sources[0], a);
+	ck_assert_ptr_eq(pl->copartitions[0].sources[1], b);
+	xfree_all();
+}
+END_TEST
+
 static Suite *plan_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -408,6 +445,7 @@ static Suite *plan_suite(void)
 	tcase_add_test(tc, test_taken_topic_is_an_error);
 	tcase_add_test(tc, test_fan_out_steps);
 	tcase_add_test(tc, test_stream_table_join);
+	tcase_add_test(tc, test_table_table_join);
 	suite_add_tcase(s, tc);
 	return s;
 }

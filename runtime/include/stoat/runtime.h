@@ -509,6 +509,8 @@ bool stoat_store_delete(stoat_ctx *cx, int store, stoat_str key);
  * error.
  */
 bool stoat_store_put_quiet(stoat_ctx *cx, int store, stoat_str key, stoat_str value);
+/* A delete that is never passed downstream, as put_quiet (a table-table join's own sides). */
+bool stoat_store_delete_quiet(stoat_ctx *cx, int store, stoat_str key);
 
 /* ------------------------------------------------------------------ */
 /* Time                                                                */

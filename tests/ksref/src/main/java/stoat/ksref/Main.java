@@ -73,6 +73,7 @@ public final class Main {
     private static void usage(final String why) {
         System.err.println("ksref: " + why);
         System.err.println("usage: ksref join inner|left INPUT");
+        System.err.println("       ksref ttjoin inner|left|outer INPUT");
         System.err.println("       ksref tumbling SIZE | hopping SIZE ADVANCE | sliding DIFF | session GAP");
         System.err.println("             --grace MS [--agg count|reduce|aggregate] [--emit changes|final|suppress] [--filter-positive] [--null-as N] INPUT");
         System.exit(2);
@@ -276,6 +277,60 @@ public final class Main {
         out.flush();
     }
 
+    /**
+     * ttjoin inner|left|outer INPUT: table("left") joined with table("right") (String keys and
+     * values) by (a, b) -> a + "+" + b (Java prints a null side as "null"), its toStream() to "out":
+     * the table-table joins of tests/e2e/ks_table_table_*. Input lines are piped in file order to
+     * their topic.
+     */
+    private static void ttjoin(final String[] args) throws Exception {
+        if (args.length != 3 || !List.of("inner", "left", "outer").contains(args[1])) usage("ttjoin inner|left|outer INPUT");
+        final StreamsBuilder builder = new StreamsBuilder();
+        final Consumed<String, String> consumed = Consumed.with(Serdes.String(), Serdes.String());
+        final KTable<String, String> left = builder.table("left", consumed);
+        final KTable<String, String> right = builder.table("right", consumed);
+        final KTable<String, String> joined = switch (args[1]) {
+            case "left" -> left.leftJoin(right, (a, b) -> a + "+" + b);
+            case "outer" -> left.outerJoin(right, (a, b) -> a + "+" + b);
+            default -> left.join(right, (a, b) -> a + "+" + b);
+        };
+        joined.toStream().to(OUT, Produced.with(Serdes.String(), Serdes.String()));
+        pipe(builder, args[2], List.of("left", "right"));
+    }
+
+    /** Pipes INPUT's lines in file order to their topics (String keys and values), printing "out". */
+    private static void pipe(final StreamsBuilder builder, final String input, final List<String> topics) throws Exception {
+        final List<String[]> inputs = new ArrayList<>();
+        try (BufferedReader r = Files.newBufferedReader(Path.of(input), StandardCharsets.UTF_8)) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (line.isBlank()) continue;
+                final JsonNode o = JSON.readTree(line);
+                final JsonNode k = o.get("key");
+                final JsonNode v = o.get("value");
+                inputs.add(new String[] { o.get("topic").asText(), o.path("timestamp").asText("0"),
+                    k == null || k.isNull() ? null : k.asText(), v == null || v.isNull() ? null : v.asText() });
+            }
+        }
+        final PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+        try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(), props(), Instant.EPOCH)) {
+            final Map<String, TestInputTopic<String, String>> in = new HashMap<>();
+            for (final String t : topics) {
+                in.put(t, driver.createInputTopic(t, new StringSerializer(), new StringSerializer()));
+            }
+            final TestOutputTopic<String, String> o =
+                driver.createOutputTopic(OUT, new StringDeserializer(), new StringDeserializer());
+            long offset = 0;
+            for (final String[] r : inputs) {
+                final TestInputTopic<String, String> t = in.get(r[0]);
+                if (t == null) throw new IOException("ksref: topic " + r[0] + " (expected one of " + topics + ")");
+                t.pipeInput(r[2], r[3], Long.parseLong(r[1]));
+                for (final TestRecord<String, String> rec : o.readRecordsToList()) out.println(textLine(offset++, rec));
+            }
+        }
+        out.flush();
+    }
+
     /** The driver's configuration: record cache off, no emit throttle, a fresh state directory. */
     private static Properties props() throws IOException {
         final Properties props = new Properties();
@@ -292,6 +347,10 @@ public final class Main {
     public static void main(final String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("join")) {
             join(args);
+            return;
+        }
+        if (args.length > 0 && args[0].equals("ttjoin")) {
+            ttjoin(args);
             return;
         }
         final Spec spec = parse(args);
