@@ -8,6 +8,7 @@
  * codegen_ops.c    stateless operators, sinks, pipelines and merge segments
  * codegen_table.c  stores, aggregations and the operators on tables
  * codegen_join.c   joins: a stream's lookup in a table's store
+ * codegen_join_stream.c  windowed stream-stream joins: two window stores
  * codegen_serde.c  helpers: JSON readers and writers, decoders, encoders,
  *                  indexing; the helper registry and its output
  * codegen_store.c  the store key and value codecs, from one layout table
@@ -165,6 +166,8 @@ void bind_folder(Gen *g, Node *fn, bool is_reduce, CVar *k, CVar *v, CVar *acc);
 
 /* codegen_join.c */
 void emit_join(Gen *g, IrNode *n, CVar *k, CVar *v);
+/* codegen_join_stream.c */
+void emit_stream_join(Gen *g, IrNode *n, CVar *k, CVar *v);
 
 /* codegen_window.c */
 void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);
