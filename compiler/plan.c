@@ -105,6 +105,9 @@ static char *repartition_topic(Topology *t, IrNode *n, int count, char **taken, 
 {
 	char auto_name[32];
 	const char *name = n->repartition_name ? n->repartition_name : n->binding;
+	/* The sides of a stream-stream join: <name>-left-repartition and -right-, as Kafka Streams names them. */
+	if (name && n->kind == IR_JOIN && n->join->kind == JOIN_STREAM_STREAM)
+		name = xasprintf("%s-%s", name, n->join->side == 0 ? "left" : "right");
 	if (!name) {
 		snprintf(auto_name, sizeof auto_name, "repartition-%d", count);
 		name = auto_name;

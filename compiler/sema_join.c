@@ -77,6 +77,16 @@ static bool join_window(Node *step, const char *opname, JoinSpec *j)
 			           "a key selector ('on') is for global-table and foreign-key joins, which are not available yet");
 			return false;
 		}
+		/* within -5m parses as the expression within - 5m. */
+		if (a->kind == N_BINARY && a->op == OP_SUB && a->a->kind == N_IDENT && a->b->kind == N_DURATION &&
+		    (strcmp(a->a->name, "within") == 0 || strcmp(a->a->name, "before") == 0 ||
+		     strcmp(a->a->name, "after") == 0 || strcmp(a->a->name, "grace") == 0)) {
+			error_hint(a->span,
+			           "write a smaller window on that side, down to 0s (Kafka Streams allows one negative "
+			           "bound; stoat does not)",
+			           "a join window's '%s' cannot be negative", a->a->name);
+			return false;
+		}
 		if (a->kind != N_WINDOW_ARG) {
 			error_hint(a->span, xasprintf("write %s(other, within 5m, grace 1m, (v, w) => ...)", opname),
 			           "the joiner comes last: %s takes the other stream, its window and a joiner", opname);
@@ -177,6 +187,7 @@ static IrNode *check_stream_stream_join(Sema *sema, IrNode *parent, Node *step, 
 		ir_link(ins[i], n);
 		if (ins[i]->key_changed)
 			need_repartition(sema, n);
+		n->binding = sema->binding_name; /* names the window stores */
 		n->key = lk;
 		n->val = r;
 		n->join = xcalloc(1, sizeof *n->join);
