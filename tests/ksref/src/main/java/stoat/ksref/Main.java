@@ -31,6 +31,8 @@ import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.EmitStrategy;
 import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.JoinWindows;
+import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.KGroupedStream;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
@@ -73,6 +75,7 @@ public final class Main {
     private static void usage(final String why) {
         System.err.println("ksref: " + why);
         System.err.println("usage: ksref join inner|left INPUT");
+        System.err.println("       ksref ssjoin inner|left|outer BEFORE AFTER GRACE INPUT");
         System.err.println("       ksref tumbling SIZE | hopping SIZE ADVANCE | sliding DIFF | session GAP");
         System.err.println("             --grace MS [--agg count|reduce|aggregate] [--emit changes|final|suppress] [--filter-positive] [--null-as N] INPUT");
         System.exit(2);
@@ -276,6 +279,62 @@ public final class Main {
         out.flush();
     }
 
+    /**
+     * ssjoin inner|left|outer BEFORE AFTER GRACE INPUT (milliseconds): stream("left") joined with
+     * stream("right") (String keys and values) within JoinWindows.ofTimeDifferenceAndGrace(0, GRACE)
+     * .before(BEFORE).after(AFTER) by (v, w) -> v + "+" + w (Java prints a missing side as "null"),
+     * to "out": the stream-stream joins of tests/e2e/ks_stream_stream_*. Input lines are piped in
+     * file order to their topic; TopologyTestDriver turns the outer join's emit throttle off.
+     */
+    private static void ssjoin(final String[] args) throws Exception {
+        if (args.length != 6 || !List.of("inner", "left", "outer").contains(args[1])) {
+            usage("ssjoin inner|left|outer BEFORE AFTER GRACE INPUT");
+        }
+        final JoinWindows windows = JoinWindows.ofTimeDifferenceAndGrace(Duration.ZERO, Duration.ofMillis(ms(args[4])))
+            .before(Duration.ofMillis(ms(args[2]))).after(Duration.ofMillis(ms(args[3])));
+        final StreamsBuilder builder = new StreamsBuilder();
+        final Consumed<String, String> consumed = Consumed.with(Serdes.String(), Serdes.String());
+        final KStream<String, String> left = builder.stream("left", consumed);
+        final KStream<String, String> right = builder.stream("right", consumed);
+        final StreamJoined<String, String, String> joined =
+            StreamJoined.with(Serdes.String(), Serdes.String(), Serdes.String());
+        final KStream<String, String> out = switch (args[1]) {
+            case "left" -> left.leftJoin(right, (v, w) -> v + "+" + w, windows, joined);
+            case "outer" -> left.outerJoin(right, (v, w) -> v + "+" + w, windows, joined);
+            default -> left.join(right, (v, w) -> v + "+" + w, windows, joined);
+        };
+        out.to(OUT, Produced.with(Serdes.String(), Serdes.String()));
+        final List<String[]> inputs = new ArrayList<>();
+        try (BufferedReader r = Files.newBufferedReader(Path.of(args[5]), StandardCharsets.UTF_8)) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (line.isBlank()) continue;
+                final JsonNode o = JSON.readTree(line);
+                final JsonNode k = o.get("key");
+                final JsonNode v = o.get("value");
+                inputs.add(new String[] { o.get("topic").asText(), o.path("timestamp").asText("0"),
+                    k == null || k.isNull() ? null : k.asText(), v == null || v.isNull() ? null : v.asText() });
+            }
+        }
+        final PrintStream ps = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+        try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(), props(), Instant.EPOCH)) {
+            final Map<String, TestInputTopic<String, String>> in = new HashMap<>();
+            for (final String t : List.of("left", "right")) {
+                in.put(t, driver.createInputTopic(t, new StringSerializer(), new StringSerializer()));
+            }
+            final TestOutputTopic<String, String> o =
+                driver.createOutputTopic(OUT, new StringDeserializer(), new StringDeserializer());
+            long offset = 0;
+            for (final String[] r : inputs) {
+                final TestInputTopic<String, String> t = in.get(r[0]);
+                if (t == null) throw new IOException("ksref ssjoin: topic " + r[0] + " (expected left or right)");
+                t.pipeInput(r[2], r[3], Long.parseLong(r[1]));
+                for (final TestRecord<String, String> rec : o.readRecordsToList()) ps.println(textLine(offset++, rec));
+            }
+        }
+        ps.flush();
+    }
+
     /** The driver's configuration: record cache off, no emit throttle, a fresh state directory. */
     private static Properties props() throws IOException {
         final Properties props = new Properties();
@@ -292,6 +351,10 @@ public final class Main {
     public static void main(final String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("join")) {
             join(args);
+            return;
+        }
+        if (args.length > 0 && args[0].equals("ssjoin")) {
+            ssjoin(args);
             return;
         }
         final Spec spec = parse(args);
