@@ -125,7 +125,7 @@ void emit_stream_join(Gen *g, IrNode *n, CVar *k, CVar *v)
 	/* 3. This record into its own side's store, unless already past its retention. */
 	pr(g->out, "(void)stoat_observe_time(own%d, ts%d);\n", id, id);
 	pr(g->out, "if (ts%d <= *own%d - %lld) {\n", id, id, retention);
-	pr_nested(g->out, "stoat_record_late(cx, \"late: too old for the join's window store %s\");\n", own->name);
+	pr_nested(g->out, "stoat_record_late(cx, \"late: too old to be kept in the join's window store %s (its lookup was done)\");\n", own->name);
 	pr(g->out, "} else {\n");
 	pr_indent(g->out);
 	pr(g->out, "int64_t n%d = 0, s%d, e%d;\nstoat_str ik%d, iv%d;\n", id, id, id, id, id);
