@@ -106,6 +106,14 @@ typedef struct JoinSpec {
 	IrNode *peer;
 	int64_t before, after, grace;
 	int store;
+	/*
+	 * left_join / outer_join: the window store both sides share of the
+	 * records still waiting for a partner (Kafka Streams' outer store):
+	 * windows [n, t] of key [side][key] (side 0 right, 1 left), so that a
+	 * scan by end comes in Kafka Streams' order (time, right before left,
+	 * key, arrival).  -1 for an inner join.
+	 */
+	int outer_store;
 } JoinSpec;
 
 struct IrNode {

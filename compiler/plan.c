@@ -321,6 +321,27 @@ static void plan_join_store(Topology *t, IrNode *n)
 		.segment_ms = r / 2 > 60000 ? r / 2 : 60000,
 		.window_retention_ms = r,
 	};
+	/*
+	 * The shared store of unmatched records (left and outer joins), made
+	 * with the left side's: its records leave only when emitted or joined,
+	 * never by retention (a day-long segment, scanned by end through the
+	 * time index).
+	 */
+	if (j->type == JOIN_INNER || j->side != 0)
+		return;
+	char *shared = xasprintf("%s-%s-shared-join-store", base, j->type == JOIN_LEFT ? "left" : "outer");
+	j->outer_store = j->peer->join->outer_store = t->nstores;
+	t->stores = xrealloc(t->stores, sizeof *t->stores * (size_t)(t->nstores + 1));
+	t->stores[t->nstores++] = (Store){
+		.name = shared,
+		.node = n,
+		.changelog = xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", shared),
+		.window = true,
+		.retention_ms = INT64_MAX / 4,
+		.segment_ms = 86400000,
+		.window_retention_ms = INT64_MAX / 4,
+		.time_index = true,
+	};
 }
 
 /*
@@ -443,6 +464,8 @@ static void collect_stores(IrNode *n, bool *seen, bool *stores, bool *reads)
 	if (n->join && n->join->kind == JOIN_STREAM_STREAM) {
 		stores[n->join->store] = true;
 		reads[n->join->peer->join->store] = true;
+		if (n->join->outer_store >= 0)
+			stores[n->join->outer_store] = true;
 	}
 	for (int i = 0; i < n->nchildren; i++)
 		collect_stores(n->children[i], seen, stores, reads);

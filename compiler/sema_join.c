@@ -147,25 +147,22 @@ static bool join_window(Node *step, const char *opname, JoinSpec *j)
  * KStream.join(KStream, ValueJoiner, JoinWindows)): two IR_JOIN nodes,
  * one per side, each a child of its side and a parent of one IR_MERGE
  * that carries the results on (ir.h: JoinSpec).  Keys must have equal
- * types; a side whose key changed is repartitioned first.  left_join and
- * outer_join of two streams are not available yet.
+ * types; a side whose key changed is repartitioned first.  left_join
+ * keeps the left side's unmatched records, outer_join both sides'
+ * (KStream.leftJoin / outerJoin), in a third window store.
  */
 static IrNode *check_stream_stream_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, IrNode *other)
 {
 	Node *other_e = step->list, *fn = other_e->next;
 	while (fn && fn->next)
 		fn = fn->next;
-	if (op->id != OPER_JOIN) {
-		error_hint(step->name_span, "join(other, within 5m, grace 1m, (v, w) => ...) is available: an inner join",
-		           "%s of two streams is not available yet", op->name);
-		return NULL;
-	}
+	JoinType type = op->id == OPER_OUTER_JOIN ? JOIN_OUTER : op->id == OPER_LEFT_JOIN ? JOIN_LEFT : JOIN_INNER;
 	if (!fn || fn->kind != N_LAMBDA) {
 		error_hint(step->span, xasprintf("write %s(other, within 5m, grace 1m, (v, w) => ...)", op->name),
 		           "%s of two streams needs a joiner as its last argument", op->name);
 		return NULL;
 	}
-	JoinSpec spec = { .kind = JOIN_STREAM_STREAM, .type = JOIN_INNER, .joiner = fn, .other_span = other_e->span };
+	JoinSpec spec = { .kind = JOIN_STREAM_STREAM, .type = type, .joiner = fn, .other_span = other_e->span };
 	if (!join_window(step, op->name, &spec))
 		return NULL;
 	Type *lk = type_strip(parent->key), *rk = type_strip(other->key);
@@ -177,7 +174,22 @@ static IrNode *check_stream_stream_join(Sema *sema, IrNode *parent, Node *step, 
 		note_at(other_e->span, "the other stream");
 		return NULL;
 	}
-	Type *r = check_stream_joiner(sema, fn, op->name, lk, type_strip(parent->val), type_strip(other->val));
+	/*
+	 * A side that keeps its unmatched records (the left of a left join,
+	 * both of an outer join) passes on a null-key record at once (KIP-962),
+	 * so the result's key is K? when that side's may be null; the other
+	 * side's value is W? in the joiner (V? too in an outer join).
+	 */
+	Type *jk = lk;
+	if ((type != JOIN_INNER && parent->key->kind == TY_NULLABLE) ||
+	    (type == JOIN_OUTER && other->key->kind == TY_NULLABLE))
+		jk = ty_nullable(lk);
+	Type *jv = type_strip(parent->val), *jw = type_strip(other->val);
+	if (type != JOIN_INNER)
+		jw = ty_nullable(jw);
+	if (type == JOIN_OUTER)
+		jv = ty_nullable(jv);
+	Type *r = check_stream_joiner(sema, fn, op->name, jk, jv, jw);
 	if (!r)
 		return NULL;
 	IrNode *sides[2];
@@ -188,12 +200,12 @@ static IrNode *check_stream_stream_join(Sema *sema, IrNode *parent, Node *step, 
 		if (ins[i]->key_changed)
 			need_repartition(sema, n);
 		n->binding = sema->binding_name; /* names the window stores */
-		n->key = lk;
+		n->key = jk;
 		n->val = r;
 		n->join = xcalloc(1, sizeof *n->join);
 		*n->join = spec;
 		n->join->side = i;
-		n->join->store = -1;
+		n->join->store = n->join->outer_store = -1;
 		sides[i] = n;
 	}
 	sides[0]->join->peer = sides[1];
@@ -201,7 +213,7 @@ static IrNode *check_stream_stream_join(Sema *sema, IrNode *parent, Node *step, 
 	IrNode *m = ir_new(sema->topo, IR_MERGE, step->span);
 	ir_link(sides[0], m);
 	ir_link(sides[1], m);
-	m->key = lk;
+	m->key = jk;
 	m->val = r;
 	return m;
 }
@@ -249,6 +261,12 @@ IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int
 	Node *other_e = step->list, *fn = other_e->next;
 	if (!other)
 		return NULL;
+	if (op->id == OPER_OUTER_JOIN) {
+		error_hint(step->name_span, "a stream joins a table with join or left_join (Kafka Streams has no outer "
+		                            "stream-table join)",
+		           "outer_join is for two streams (or two tables, not available yet)");
+		return NULL;
+	}
 	if (!other->table || other->grouped) {
 		if (input_of(other) == ON_STREAM)
 			error_hint(other_e->span,

@@ -35,6 +35,7 @@ static const struct {
 } planned_operators[] = {
 #define PLANNED(name, family) { name, family },
 #include "ops.def"
+	{ NULL, NULL }, /* none planned today: the list may be empty */
 };
 
 /* The row of operator id. */
@@ -134,6 +135,7 @@ void report_wrong_input(const OpInfo *op, const IrNode *parent, Span at)
 		break;
 	case OPER_JOIN:
 	case OPER_LEFT_JOIN:
+	case OPER_OUTER_JOIN:
 		if (in == ON_TABLE)
 			error_hint(at, "table-table joins are planned; a table's changes can be joined as a stream: "
 			               "to_stream() |> join(other, (v, t) => ...)",
@@ -181,7 +183,7 @@ static void report_unknown_operator(Node *step)
 		           "stoat writes windowedBy as window(...)");
 		return;
 	}
-	for (size_t i = 0; i < sizeof planned_operators / sizeof planned_operators[0]; i++)
+	for (size_t i = 0; planned_operators[i].name; i++)
 		if (strcmp(planned_operators[i].name, name) == 0) {
 			error_hint(step->name_span,
 			           "outer joins are planned (with stream-stream and table-table joins); a stream joins "
@@ -482,7 +484,7 @@ static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
 		return NULL;
 	}
 	int nargs = node_list_len(step->list);
-	bool join = op->id == OPER_JOIN || op->id == OPER_LEFT_JOIN;
+	bool join = op->id == OPER_JOIN || op->id == OPER_LEFT_JOIN || op->id == OPER_OUTER_JOIN;
 	if (op->id != OPER_WINDOW && !join)
 		for (Node *arg = step->list; arg; arg = arg->next)
 			if (arg->kind == N_WINDOW_ARG || arg->kind == N_ON_ARG) {
@@ -514,6 +516,7 @@ static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
 		break;
 	case OPER_JOIN:
 	case OPER_LEFT_JOIN:
+	case OPER_OUTER_JOIN:
 		n = check_join(sema, parent, step, op, nargs);
 		break;
 	default:
