@@ -497,6 +497,11 @@ static void describe_node(Printer *p, const Plan *plan, IrNode *n, IrNode *from,
 			   plan_store_after(plan, n->store) ? plan_store_after(plan, n->store)->cname : "nothing downstream");
 			break;
 		}
+		if (n->join->kind == JOIN_STREAM_STREAM) {
+			pr(p, "join stream (%s side, store %s, looks up %s)", n->join->side == 0 ? "left" : "right",
+			   plan->topo->stores[n->join->store].name, plan->topo->stores[n->join->peer->join->store].name);
+			break;
+		}
 		pr(p, "%s table %s (looks up store %s)", n->join->type == JOIN_LEFT ? "left_join" : "join",
 		   n->join->table->name ? n->join->table->name : plan->topo->stores[n->join->table->store].name,
 		   plan->topo->stores[n->join->table->store].name);

@@ -9,6 +9,7 @@
  * codegen_table.c  stores, aggregations and the operators on tables
  * codegen_join.c   joins: a stream's lookup in a table's store
  * codegen_join_table.c table-table joins: each side's change against the other
+ * codegen_join_stream.c  windowed stream-stream joins: two window stores
  * codegen_serde.c  helpers: JSON readers and writers, decoders, encoders,
  *                  indexing; the helper registry and its output
  * codegen_store.c  the store key and value codecs, from one layout table
@@ -168,6 +169,8 @@ bool table_needs_old(IrNode *n);
 
 /* codegen_join.c */
 void emit_join(Gen *g, IrNode *n, CVar *k, CVar *v);
+/* codegen_join_stream.c */
+void emit_stream_join(Gen *g, IrNode *n, CVar *k, CVar *v);
 
 /* codegen_join_table.c */
 void emit_table_join(Gen *g, IrNode *n, IrNode *from, CVar *k, CVar *old_v, CVar *new_v);

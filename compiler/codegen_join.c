@@ -68,6 +68,10 @@ static void emit_lookup(Gen *g, IrNode *n, IrNode *table, CVar *kv, bool nullabl
 void emit_join(Gen *g, IrNode *n, CVar *k, CVar *v)
 {
 	const JoinSpec *j = n->join;
+	if (j->kind == JOIN_STREAM_STREAM) {
+		emit_stream_join(g, n, k, v);
+		return;
+	}
 	assert(j->kind == JOIN_STREAM_TABLE);
 	IrNode *in = n->parents[0], *table = j->table;
 	const char *store = g->topo->stores[table->store].name;

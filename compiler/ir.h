@@ -99,6 +99,26 @@ typedef struct JoinSpec {
 	IrNode *table;
 	Node *joiner;   /* (v, t) => ... or (k, v, t) => ... */
 	Span other_span; /* the other side as written */
+	/*
+	 * JOIN_STREAM_STREAM: a join is two IR_JOIN nodes, one per side (side
+	 * 0 left, 1 right), each a child of its side's stream, both parents of
+	 * one IR_MERGE that carries the results on.  Each side writes its own
+	 * window store (store, set by the plan) and reads its peer's; a record
+	 * of the left side at t joins right records in [t - before, t + after]
+	 * (both inclusive), and each store keeps before + after + grace.
+	 */
+	int side;
+	IrNode *peer;
+	int64_t before, after, grace;
+	int store;
+	/*
+	 * left_join / outer_join: the window store both sides share of the
+	 * records still waiting for a partner (Kafka Streams' outer store):
+	 * windows [n, t] of key [side][key] (side 0 right, 1 left), so that a
+	 * scan by end comes in Kafka Streams' order (time, right before left,
+	 * key, arrival).  -1 for an inner join.
+	 */
+	int outer_store;
 } JoinSpec;
 
 struct IrNode {

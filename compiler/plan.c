@@ -105,6 +105,9 @@ static char *repartition_topic(Topology *t, IrNode *n, int count, char **taken, 
 {
 	char auto_name[32];
 	const char *name = n->repartition_name ? n->repartition_name : n->binding;
+	/* The sides of a stream-stream join: <name>-left-repartition and -right-, as Kafka Streams names them. */
+	if (name && n->kind == IR_JOIN && n->join->kind == JOIN_STREAM_STREAM)
+		name = xasprintf("%s-%s", name, n->join->side == 0 ? "left" : "right");
 	if (!name) {
 		snprintf(auto_name, sizeof auto_name, "repartition-%d", count);
 		name = auto_name;
@@ -291,6 +294,57 @@ static void plan_window_store(Store *st, const WindowSpec *w)
 }
 
 /*
+ * The window store of one side of a stream-stream join (Kafka Streams'
+ * StreamJoinedStoreFactory): every record of the side with a non-null key
+ * and value, kept while its time is above the side's stream time minus
+ * before + after + grace (the retention; the generated code applies the
+ * exact cut, the runtime drops whole segments after it).  Named
+ * <table>-this-join-store / -other-join-store after Kafka Streams'
+ * StreamJoined.withStoreName, the table being the stream defined by the
+ * join, or join-<line> without one.  It has no downstream of its own: the
+ * side's results go on through the join's merge.
+ */
+static void plan_join_store(Topology *t, IrNode *n)
+{
+	JoinSpec *j = n->join;
+	const char *base = n->binding ? n->binding : xasprintf("join-%d", n->span.line);
+	char *name = xasprintf("%s-%s-join-store", base, j->side == 0 ? "this" : "other");
+	int64_t r = j->before + j->after + j->grace;
+	j->store = t->nstores;
+	t->stores = xrealloc(t->stores, sizeof *t->stores * (size_t)(t->nstores + 1));
+	t->stores[t->nstores++] = (Store){
+		.name = name,
+		.node = n,
+		.changelog = xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", name),
+		.window = true,
+		.retention_ms = r,
+		.segment_ms = r / 2 > 60000 ? r / 2 : 60000,
+		.window_retention_ms = r,
+	};
+	/*
+	 * The shared store of unmatched records (left and outer joins), made
+	 * with the left side's: its records leave only when emitted or joined,
+	 * never by retention (a day-long segment, scanned by end through the
+	 * time index).
+	 */
+	if (j->type == JOIN_INNER || j->side != 0)
+		return;
+	char *shared = xasprintf("%s-%s-shared-join-store", base, j->type == JOIN_LEFT ? "left" : "outer");
+	j->outer_store = j->peer->join->outer_store = t->nstores;
+	t->stores = xrealloc(t->stores, sizeof *t->stores * (size_t)(t->nstores + 1));
+	t->stores[t->nstores++] = (Store){
+		.name = shared,
+		.node = n,
+		.changelog = xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", shared),
+		.window = true,
+		.retention_ms = INT64_MAX / 4,
+		.segment_ms = 86400000,
+		.window_retention_ms = INT64_MAX / 4,
+		.time_index = true,
+	};
+}
+
+/*
  * A store per node that keeps a table, in node order: named after the
  * table being defined or store-<n>, with its changelog topic as the
  * runtime names it (reported if it is too long for Kafka) and the
@@ -300,6 +354,10 @@ static void plan_stores(Topology *t)
 {
 	for (int i = 0; i < t->nnodes; i++) {
 		IrNode *n = t->nodes[i];
+		if (n->kind == IR_JOIN && n->join->kind == JOIN_STREAM_STREAM) {
+			plan_join_store(t, n);
+			continue;
+		}
 		if (!n->has_store)
 			continue;
 		char *name = n->binding ? xstrdup(n->binding) : xasprintf("store-%d", t->nstores + 1);
@@ -403,6 +461,12 @@ static void collect_stores(IrNode *n, bool *seen, bool *stores, bool *reads)
 		stores[n->store] = true;
 	if (n->join && n->join->table)
 		reads[n->join->table->store] = true;
+	if (n->join && n->join->kind == JOIN_STREAM_STREAM) {
+		stores[n->join->store] = true;
+		reads[n->join->peer->join->store] = true;
+		if (n->join->outer_store >= 0)
+			stores[n->join->outer_store] = true;
+	}
 	for (int i = 0; i < n->nchildren; i++)
 		collect_stores(n->children[i], seen, stores, reads);
 }
@@ -465,7 +529,7 @@ static void plan_pipelines(Plan *pl)
 	for (int i = 0; i < t->nstores; i++) {
 		Store *st = &t->stores[i];
 		pl->after_pipeline[i] = pl->flush_pipeline[i] = pl->close_pipeline[i] = -1;
-		if (st->node->nchildren == 0)
+		if (st->node->nchildren == 0 || !st->node->has_store)
 			continue;
 		if (st->window && st->node->window->emit_final) {
 			/* Emit final: closed windows, found by a scan after each update; no change goes on. */
@@ -568,11 +632,14 @@ static void plan_copartitions(Plan *pl)
 	Topology *t = pl->topo;
 	for (int i = 0; i < t->nnodes; i++) {
 		IrNode *n = t->nodes[i];
-		if (n->kind != IR_JOIN || (!n->join->table && n->join->kind != JOIN_TABLE_TABLE))
+		bool ss = n->kind == IR_JOIN && n->join->kind == JOIN_STREAM_STREAM;
+		if (n->kind != IR_JOIN || (!n->join->table && n->join->kind != JOIN_TABLE_TABLE && !(ss && n->join->side == 0)))
 			continue;
 		bool *in = xcalloc((size_t)t->nsources, sizeof *in);
 		sources_above(n, in); /* a table-table join: both sides are its parents */
-		if (n->join->table)
+		if (ss)
+			sources_above(n->join->peer, in);
+		else if (n->join->table)
 			sources_above(n->join->table, in);
 		CopartitionGroup grp = { .join = n };
 		for (int j = 0; j < t->nsources; j++)
@@ -742,6 +809,13 @@ static void pr_step(Printer *p, const Plan *pl, const Pipeline *pp, const PlanSt
 				pr(p, "%s (table-table)", join_op_name(n->join->type));
 				break;
 			}
+			if (n->join->kind == JOIN_STREAM_STREAM) {
+				pr(p, "join stream, %s side, before %lld ms, after %lld ms, grace %lld ms (store %s, looks up %s)",
+				   n->join->side == 0 ? "left" : "right", (long long)n->join->before, (long long)n->join->after,
+				   (long long)n->join->grace, t->stores[n->join->store].name,
+				   t->stores[n->join->peer->join->store].name);
+				break;
+			}
 			pr(p, "%s table %s (store %s)", n->join->type == JOIN_LEFT ? "left_join" : "join",
 			   n->join->table->name ? n->join->table->name : t->stores[n->join->table->store].name,
 			   t->stores[n->join->table->store].name);
@@ -826,7 +900,7 @@ char *plan_text(const Plan *pl, const char *path)
 			if (s->window)
 				pr(&p, ", retention %lld ms past the end, segments of %lld ms%s%s",
 				   (long long)s->retention_ms, (long long)s->segment_ms, s->time_index ? ", time index" : "",
-				   s->node->window->emit_final ? ", emit final" : "");
+				   s->node->window && s->node->window->emit_final ? ", emit final" : "");
 			pr(&p, "\n");
 		}
 		for (int j = 0; j < st->npipelines; j++)

@@ -63,6 +63,27 @@ static Type *check_table_joiner(Sema *sema, Node *fn, const char *opname, Type *
 }
 
 /*
+ * Checks a stream-stream join's joiner: (v, w) => ... or (k, v, w) => ...,
+ * v the left stream's value, w the right's; returns the result type, or
+ * NULL.  As for a stream-table join, the result is a record's value.
+ */
+static Type *check_stream_joiner(Sema *sema, Node *fn, const char *opname, Type *k, Type *v, Type *w)
+{
+	static const int counts[] = { 2, 3 };
+	Type *two[] = { v, w }, *three[] = { k, v, w };
+	Type *const *types[] = { two, three };
+	Type *r = check_lambda_typed(sema, fn, 2, counts, types, NULL, opname,
+	                             "write the joiner as (v, w) => ... or (k, v, w) => ..., v this stream's value and w "
+	                             "the other's");
+	if (r && (r->kind == TY_NULL || r->kind == TY_PAIR)) {
+		error_hint(fn->a->span, "the joiner gives the joined record's value, as map_values does",
+		           "%s's joiner cannot produce %s", opname, type_str(r));
+		return NULL;
+	}
+	return r;
+}
+
+/*
  * join / left_join / outer_join of two tables on their key (Kafka
  * Streams' KTableKTableInnerJoin, LeftJoin, OuterJoin): a change of
  * either side looks the key up on the other, and the result is a table
@@ -149,6 +170,165 @@ static IrNode *check_table_join(Sema *sema, IrNode *parent, Node *step, const Op
 }
 
 /*
+ * The join window of a stream-stream join from its words (Kafka Streams'
+ * JoinWindows): within D sets before and after, before D / after D one
+ * each (over within), grace D is required (Kafka Streams 3.0+ has no
+ * default).  Durations cannot be negative in the language, so one of
+ * before/after may be 0 but neither below (Kafka Streams allows one
+ * negative bound; docs/language.md).  Returns false after reporting.
+ */
+static bool join_window(Node *step, const char *opname, JoinSpec *j)
+{
+	Node *within = NULL, *before = NULL, *after = NULL, *grace = NULL;
+	bool ok = true;
+	for (Node *a = step->list->next; a && a->next; a = a->next) {
+		if (a->kind == N_ON_ARG) {
+			error_hint(a->span, "two streams join on their keys: re-key one with select_key first",
+			           "a key selector ('on') is for global-table and foreign-key joins, which are not available yet");
+			return false;
+		}
+		/* within -5m parses as the expression within - 5m. */
+		if (a->kind == N_BINARY && a->op == OP_SUB && a->a->kind == N_IDENT && a->b->kind == N_DURATION &&
+		    (strcmp(a->a->name, "within") == 0 || strcmp(a->a->name, "before") == 0 ||
+		     strcmp(a->a->name, "after") == 0 || strcmp(a->a->name, "grace") == 0)) {
+			error_hint(a->span,
+			           "write a smaller window on that side, down to 0s (Kafka Streams allows one negative "
+			           "bound; stoat does not)",
+			           "a join window's '%s' cannot be negative", a->a->name);
+			return false;
+		}
+		if (a->kind != N_WINDOW_ARG) {
+			error_hint(a->span, xasprintf("write %s(other, within 5m, grace 1m, (v, w) => ...)", opname),
+			           "the joiner comes last: %s takes the other stream, its window and a joiner", opname);
+			return false;
+		}
+		Node **seen = NULL;
+		if (a->a && !a->b && !a->c) {
+			if (strcmp(a->name, "within") == 0)
+				seen = &within;
+			else if (strcmp(a->name, "before") == 0)
+				seen = &before;
+			else if (strcmp(a->name, "after") == 0)
+				seen = &after;
+			else if (strcmp(a->name, "grace") == 0)
+				seen = &grace;
+		}
+		if (!seen) {
+			error_hint(a->span, "a join window takes within D, before D, after D and grace D",
+			           "unknown join window option '%s'", a->name);
+			ok = false;
+			continue;
+		}
+		if (*seen) {
+			error_hint(a->span, "write each option once", "'%s' given twice", a->name);
+			ok = false;
+			continue;
+		}
+		if (a->a->ival > MAX_WINDOW_DURATION) {
+			error_hint(a->a->span, "shorten it", "a join window duration must be at most 100 years (36500d)");
+			ok = false;
+			continue;
+		}
+		*seen = a;
+	}
+	if (!ok)
+		return false;
+	if (!within && !(before && after)) {
+		error_hint(step->name_span,
+		           xasprintf("write %s(other, within 5m, grace 1m, (v, w) => ...), or before D and after D",
+		                     opname),
+		           "a join of two streams needs a join window: %s", before ? "'after' is missing" : after ?
+		           "'before' is missing" : "how far apart the two records' times may be");
+		return false;
+	}
+	if (!grace) {
+		error_hint(step->name_span, "add grace 0s to keep no late records, or grace D to wait for them",
+		           "a join window needs a grace period");
+		return false;
+	}
+	j->before = before ? before->a->ival : within->a->ival;
+	j->after = after ? after->a->ival : within->a->ival;
+	j->grace = grace->a->ival;
+	return true;
+}
+
+/*
+ * join(other, within D, grace G, joiner) of two streams (Kafka Streams'
+ * KStream.join(KStream, ValueJoiner, JoinWindows)): two IR_JOIN nodes,
+ * one per side, each a child of its side and a parent of one IR_MERGE
+ * that carries the results on (ir.h: JoinSpec).  Keys must have equal
+ * types; a side whose key changed is repartitioned first.  left_join
+ * keeps the left side's unmatched records, outer_join both sides'
+ * (KStream.leftJoin / outerJoin), in a third window store.
+ */
+static IrNode *check_stream_stream_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, IrNode *other)
+{
+	Node *other_e = step->list, *fn = other_e->next;
+	while (fn && fn->next)
+		fn = fn->next;
+	JoinType type = op->id == OPER_OUTER_JOIN ? JOIN_OUTER : op->id == OPER_LEFT_JOIN ? JOIN_LEFT : JOIN_INNER;
+	if (!fn || fn->kind != N_LAMBDA) {
+		error_hint(step->span, xasprintf("write %s(other, within 5m, grace 1m, (v, w) => ...)", op->name),
+		           "%s of two streams needs a joiner as its last argument", op->name);
+		return NULL;
+	}
+	JoinSpec spec = { .kind = JOIN_STREAM_STREAM, .type = type, .joiner = fn, .other_span = other_e->span };
+	if (!join_window(step, op->name, &spec))
+		return NULL;
+	Type *lk = type_strip(parent->key), *rk = type_strip(other->key);
+	if (lk != rk && lk->kind != TY_ERROR && rk->kind != TY_ERROR) {
+		error_hint(step->name_span,
+		           xasprintf("re-key one of them first: select_key((k, v) => ...), which repartitions it"),
+		           "%s needs equal key types: this stream is keyed by %s, the other by %s", op->name, type_str(lk),
+		           type_str(rk));
+		note_at(other_e->span, "the other stream");
+		return NULL;
+	}
+	/*
+	 * A side that keeps its unmatched records (the left of a left join,
+	 * both of an outer join) passes on a null-key record at once (KIP-962),
+	 * so the result's key is K? when that side's may be null; the other
+	 * side's value is W? in the joiner (V? too in an outer join).
+	 */
+	Type *jk = lk;
+	if ((type != JOIN_INNER && parent->key->kind == TY_NULLABLE) ||
+	    (type == JOIN_OUTER && other->key->kind == TY_NULLABLE))
+		jk = ty_nullable(lk);
+	Type *jv = type_strip(parent->val), *jw = type_strip(other->val);
+	if (type != JOIN_INNER)
+		jw = ty_nullable(jw);
+	if (type == JOIN_OUTER)
+		jv = ty_nullable(jv);
+	Type *r = check_stream_joiner(sema, fn, op->name, jk, jv, jw);
+	if (!r)
+		return NULL;
+	IrNode *sides[2];
+	IrNode *ins[2] = { parent, other };
+	for (int i = 0; i < 2; i++) {
+		IrNode *n = ir_new(sema->topo, IR_JOIN, step->span);
+		ir_link(ins[i], n);
+		if (ins[i]->key_changed)
+			need_repartition(sema, n);
+		n->binding = sema->binding_name; /* names the window stores */
+		n->key = jk;
+		n->val = r;
+		n->join = xcalloc(1, sizeof *n->join);
+		*n->join = spec;
+		n->join->side = i;
+		n->join->store = n->join->outer_store = -1;
+		sides[i] = n;
+	}
+	sides[0]->join->peer = sides[1];
+	sides[1]->join->peer = sides[0];
+	IrNode *m = ir_new(sema->topo, IR_MERGE, step->span);
+	ir_link(sides[0], m);
+	ir_link(sides[1], m);
+	m->key = jk;
+	m->val = r;
+	return m;
+}
+
+/*
  * join(table, joiner) / left_join(table, joiner) on a stream: each record
  * of the stream looks its key up in the table's store as it is when the
  * record is processed (Kafka Streams' KStreamKTableJoin); a table update
@@ -161,14 +341,16 @@ IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int
 {
 	if (input_of(parent) == ON_TABLE)
 		return check_table_join(sema, parent, step, op, nargs);
-	if (op->id == OPER_OUTER_JOIN) {
-		error_hint(step->name_span,
-		           "a stream joins a table with join(t, (v, x) => ...) or left_join(t, (v, x) => ...); "
-		           "outer_join is for two tables today",
-		           "outer_join of a stream is a windowed stream-stream join, which is not available yet");
-		return NULL;
-	}
 	bool left = op->id == OPER_LEFT_JOIN;
+	/* Two streams: a windowed stream-stream join. */
+	IrNode *other = NULL;
+	if (step->list && step->list->kind != N_WINDOW_ARG && step->list->kind != N_ON_ARG) {
+		other = check_stream(sema, step->list);
+		if (!other)
+			return NULL;
+		if (!other->table && !other->grouped && input_of(other) == ON_STREAM)
+			return check_stream_stream_join(sema, parent, step, op, other);
+	}
 	/* The shapes of the join kinds to come (docs/language.md, Joins): said, not yet checked. */
 	for (Node *a = step->list; a; a = a->next) {
 		if (a->kind == N_WINDOW_ARG) {
@@ -189,9 +371,14 @@ IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int
 		return NULL;
 	}
 	Node *other_e = step->list, *fn = other_e->next;
-	IrNode *other = check_stream(sema, other_e);
 	if (!other)
 		return NULL;
+	if (op->id == OPER_OUTER_JOIN) {
+		error_hint(step->name_span, "a stream joins a table with join or left_join (Kafka Streams has no outer "
+		                            "stream-table join)",
+		           "outer_join is for two streams or two tables, not a stream and a table");
+		return NULL;
+	}
 	if (!other->table || other->grouped) {
 		if (input_of(other) == ON_STREAM)
 			error_hint(other_e->span,

@@ -45,6 +45,14 @@ struct stoat_store_part {
 	int64_t stream_time_committed;
 	int64_t expired_cut;
 	int64_t expired_segment;
+	/*
+	 * The shared store of a left or outer stream-stream join's unmatched
+	 * records (stoat_join_tracker): the join's stream time and the
+	 * smallest time put since the last scan, Kafka Streams' TimeTracker,
+	 * kept in memory only (from -1 and INT64_MAX when the partition is
+	 * opened, as Kafka Streams starts them again after a restart).
+	 */
+	int64_t join_tracker[2];
 };
 
 /* A key updated (or read) since the last flush. */

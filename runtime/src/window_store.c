@@ -195,6 +195,8 @@ bool stoat_window_part_opened(stoat_store_part *p, char *err, size_t errlen)
 	p->stream_time = p->stream_time_written = p->stream_time_committed = -1;
 	p->expired_cut = INT64_MIN;
 	p->expired_segment = INT64_MIN;
+	p->join_tracker[0] = -1;
+	p->join_tracker[1] = INT64_MAX;
 	if (p->family < 0)
 		return true;
 	stoat_arena a;
@@ -376,6 +378,13 @@ static stoat_store_part *window_part_of(stoat_ctx *cx, int store)
 		return NULL;
 	}
 	return p;
+}
+
+/* See runtime.h. */
+int64_t *stoat_join_tracker(stoat_ctx *cx, int store)
+{
+	stoat_store_part *p = window_part_of(cx, store);
+	return p ? p->join_tracker : NULL;
 }
 
 /* See runtime.h. */

@@ -532,6 +532,16 @@ bool stoat_store_delete_quiet(stoat_ctx *cx, int store, stoat_str key);
  */
 int64_t *stoat_window_stream_time(stoat_ctx *cx, int store);
 
+/*
+ * A left or outer stream-stream join's tracker, kept with its shared
+ * window store of unmatched records (`store`): [0] the join's stream time
+ * (the largest time of any record either side's join processor saw, null
+ * keys and values included), [1] the smallest time of an unmatched record
+ * put since the last scan of the store.  Kafka Streams' TimeTracker: not
+ * persisted, from -1 and INT64_MAX whenever the task's partition opens.
+ */
+int64_t *stoat_join_tracker(stoat_ctx *cx, int store);
+
 /* Advances *stream_time to ts if ts is larger and returns the stream time
  * as it was before.  ts is the record's valid (non-negative) event time. */
 static inline int64_t stoat_observe_time(int64_t *stream_time, int64_t ts)
@@ -617,6 +627,19 @@ typedef struct stoat_session {
 	int64_t start, end;
 	stoat_str value;
 } stoat_session;
+
+/*
+ * A window a stream-stream join fetched (generated code): a match in the
+ * other side's store, or an unmatched record of the shared store (key
+ * [side][key]), collected in cx->arena and linked in fetch order, so that
+ * the iterator is closed before anything is passed downstream.
+ */
+typedef struct stoat_join_entry {
+	struct stoat_join_entry *next;
+	stoat_str key;
+	int64_t start, end;
+	stoat_str value;
+} stoat_join_entry;
 
 /*
  * Sliding windows (Kafka Streams' SlidingWindows, KIP-450): windows

@@ -31,6 +31,8 @@ import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.EmitStrategy;
 import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.JoinWindows;
+import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.KGroupedStream;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
@@ -74,6 +76,7 @@ public final class Main {
         System.err.println("ksref: " + why);
         System.err.println("usage: ksref join inner|left INPUT");
         System.err.println("       ksref ttjoin inner|left|outer INPUT");
+        System.err.println("       ksref ssjoin inner|left|outer BEFORE AFTER GRACE INPUT");
         System.err.println("       ksref tumbling SIZE | hopping SIZE ADVANCE | sliding DIFF | session GAP");
         System.err.println("             --grace MS [--agg count|reduce|aggregate] [--emit changes|final|suppress] [--filter-positive] [--null-as N] INPUT");
         System.exit(2);
@@ -298,6 +301,34 @@ public final class Main {
         pipe(builder, args[2], List.of("left", "right"));
     }
 
+    /**
+     * ssjoin inner|left|outer BEFORE AFTER GRACE INPUT (milliseconds): stream("left") joined with
+     * stream("right") (String keys and values) within JoinWindows.ofTimeDifferenceAndGrace(0, GRACE)
+     * .before(BEFORE).after(AFTER) by (v, w) -> v + "+" + w (Java prints a missing side as "null"),
+     * to "out": the stream-stream joins of tests/e2e/ks_stream_stream_*. Input lines are piped in
+     * file order to their topic; TopologyTestDriver turns the outer join's emit throttle off.
+     */
+    private static void ssjoin(final String[] args) throws Exception {
+        if (args.length != 6 || !List.of("inner", "left", "outer").contains(args[1])) {
+            usage("ssjoin inner|left|outer BEFORE AFTER GRACE INPUT");
+        }
+        final JoinWindows windows = JoinWindows.ofTimeDifferenceAndGrace(Duration.ZERO, Duration.ofMillis(ms(args[4])))
+            .before(Duration.ofMillis(ms(args[2]))).after(Duration.ofMillis(ms(args[3])));
+        final StreamsBuilder builder = new StreamsBuilder();
+        final Consumed<String, String> consumed = Consumed.with(Serdes.String(), Serdes.String());
+        final KStream<String, String> left = builder.stream("left", consumed);
+        final KStream<String, String> right = builder.stream("right", consumed);
+        final StreamJoined<String, String, String> joined =
+            StreamJoined.with(Serdes.String(), Serdes.String(), Serdes.String());
+        final KStream<String, String> out = switch (args[1]) {
+            case "left" -> left.leftJoin(right, (v, w) -> v + "+" + w, windows, joined);
+            case "outer" -> left.outerJoin(right, (v, w) -> v + "+" + w, windows, joined);
+            default -> left.join(right, (v, w) -> v + "+" + w, windows, joined);
+        };
+        out.to(OUT, Produced.with(Serdes.String(), Serdes.String()));
+        pipe(builder, args[5], List.of("left", "right"));
+    }
+
     /** Pipes INPUT's lines in file order to their topics (String keys and values), printing "out". */
     private static void pipe(final StreamsBuilder builder, final String input, final List<String> topics) throws Exception {
         final List<String[]> inputs = new ArrayList<>();
@@ -351,6 +382,10 @@ public final class Main {
         }
         if (args.length > 0 && args[0].equals("ttjoin")) {
             ttjoin(args);
+            return;
+        }
+        if (args.length > 0 && args[0].equals("ssjoin")) {
+            ssjoin(args);
             return;
         }
         final Spec spec = parse(args);
