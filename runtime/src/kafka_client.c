@@ -185,6 +185,7 @@ rd_kafka_t *kafka_new_consumer(stoat_kafka *k)
 {
 	/* The memory preset trades prefetching (throughput) for RSS. */
 	bool low = k->opt->memory == STOAT_MEMORY_LOW;
+	bool high = k->opt->memory == STOAT_MEMORY_HIGH;
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
 	bool ok = kafka_conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
 		  kafka_conf_set(conf, k->prog, "group.id", k->app->app_id) &&
@@ -198,7 +199,7 @@ rd_kafka_t *kafka_new_consumer(stoat_kafka *k)
 		  /* The defaults throttle consume->produce to ~200K msg/s. */
 		  kafka_conf_set(conf, k->prog, "queued.min.messages", low ? "20000" : "200000") &&
 		  kafka_conf_set(conf, k->prog, "queued.max.messages.kbytes", low ? "32768" : "131072") &&
-		  kafka_conf_set(conf, k->prog, "max.partition.fetch.bytes", low ? "262144" : "1048576") &&
+		  kafka_conf_set(conf, k->prog, "max.partition.fetch.bytes", high ? "1048576" : "262144") &&
 		  kafka_conf_set(conf, k->prog, "fetch.wait.max.ms", "100") &&
 		  kafka_conf_set(conf, k->prog, "session.timeout.ms", "10000") &&
 		  kafka_conf_set(conf, k->prog, "heartbeat.interval.ms", "1000") &&
