@@ -197,8 +197,8 @@ rd_kafka_t *kafka_new_consumer(stoat_kafka *k)
 	 * and kbytes counts payload only, so a 1 MiB fetch per partition of
 	 * small compressed records is hundreds of thousands of records of a
 	 * few hundred bytes each.  Capping fetches at 256 KiB per partition
-	 * (default and low) cut the windowed bench's peak RSS from ~230 to
-	 * ~155 MiB at 1M records and the word count's by a quarter, at the
+	 * (default and low) cut the windowed bench's peak RSS from ~225 to
+	 * ~150 MiB at 1M records and the word count's by a quarter, at the
 	 * same throughput (bench/results/windowed-2026-12-02-2x200k-1m.md).
 	 */
 	bool low = k->opt->memory == STOAT_MEMORY_LOW;
