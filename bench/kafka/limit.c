@@ -12,8 +12,9 @@
  *                  commit_transaction (EOS v2).
  *
  * Same client settings as the driver (cooperative-sticky, read_committed,
- * queued.min.messages, fetch.wait.max.ms, idempotence, acks=all, zstd,
- * linger.ms=5, batch.num.messages, murmur2_random, ...), the same batch
+ * queued.min.messages, max.partition.fetch.bytes, fetch.wait.max.ms,
+ * idempotence, acks=all, zstd, linger.ms=5, batch.num.messages,
+ * murmur2_random, ...), the same batch
  * consumption (rd_kafka_consume_batch_queue, 1000 records, 100 ms), and
  * each record's key, value, timestamp and headers copied to the output
  * (RD_KAFKA_MSG_F_COPY: librdkafka cannot hand a consumed payload to the
@@ -244,6 +245,7 @@ int main(int argc, char **argv)
 	set(cc, "isolation.level", "read_committed");
 	set(cc, "queued.min.messages", "200000");
 	set(cc, "queued.max.messages.kbytes", "131072");
+	set(cc, "max.partition.fetch.bytes", "262144");
 	set(cc, "fetch.wait.max.ms", "100");
 	set(cc, "session.timeout.ms", "10000");
 	set(cc, "heartbeat.interval.ms", "1000");

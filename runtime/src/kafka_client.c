@@ -183,8 +183,26 @@ rd_kafka_t *kafka_new_producer(stoat_kafka *k, bool transactional)
  */
 rd_kafka_t *kafka_new_consumer(stoat_kafka *k)
 {
-	/* The memory preset trades prefetching (throughput) for RSS. */
+	/*
+	 * The memory preset trades prefetching (throughput) for RSS.  The
+	 * queue thresholds apply to the one consumer queue (librdkafka
+	 * forwards every partition's queue to it).  Once the queue holds
+	 * queued.min.messages, librdkafka 2.0 stops fetching and looks again
+	 * only about a second later (fetch.queue.backoff.ms, settable from
+	 * 2.2 on): a threshold below about a second of processing throttles
+	 * the pipeline (librdkafka's 100000 holds it to ~200K records/s; on
+	 * the windowed bench 100000 took 1M records from 6.5 to 8 s, 20000 to
+	 * 13 s), so default and high keep 200000.  What the thresholds do not
+	 * bound is one fetch: it is decompressed whole into queued records,
+	 * and kbytes counts payload only, so a 1 MiB fetch per partition of
+	 * small compressed records is hundreds of thousands of records of a
+	 * few hundred bytes each.  Capping fetches at 256 KiB per partition
+	 * (default and low) cut the windowed bench's peak RSS from ~225 to
+	 * ~150 MiB at 1M records and the word count's by a quarter, at the
+	 * same throughput (bench/results/windowed-2026-12-02-2x200k-1m.md).
+	 */
 	bool low = k->opt->memory == STOAT_MEMORY_LOW;
+	bool high = k->opt->memory == STOAT_MEMORY_HIGH;
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
 	bool ok = kafka_conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
 		  kafka_conf_set(conf, k->prog, "group.id", k->app->app_id) &&
@@ -195,10 +213,9 @@ rd_kafka_t *kafka_new_consumer(stoat_kafka *k)
 		  kafka_conf_set(conf, k->prog, "enable.auto.offset.store", "false") &&
 		  kafka_conf_set(conf, k->prog, "auto.offset.reset", "earliest") &&
 		  kafka_conf_set(conf, k->prog, "isolation.level", "read_committed") &&
-		  /* The defaults throttle consume->produce to ~200K msg/s. */
 		  kafka_conf_set(conf, k->prog, "queued.min.messages", low ? "20000" : "200000") &&
 		  kafka_conf_set(conf, k->prog, "queued.max.messages.kbytes", low ? "32768" : "131072") &&
-		  kafka_conf_set(conf, k->prog, "max.partition.fetch.bytes", low ? "262144" : "1048576") &&
+		  kafka_conf_set(conf, k->prog, "max.partition.fetch.bytes", high ? "1048576" : "262144") &&
 		  kafka_conf_set(conf, k->prog, "fetch.wait.max.ms", "100") &&
 		  kafka_conf_set(conf, k->prog, "session.timeout.ms", "10000") &&
 		  kafka_conf_set(conf, k->prog, "heartbeat.interval.ms", "1000") &&
