@@ -249,35 +249,7 @@ public final class Main {
             ? stream.leftJoin(table, (v, t) -> v + "+" + t)
             : stream.join(table, (v, t) -> v + "+" + t);
         joined.to(OUT, Produced.with(Serdes.String(), Serdes.String()));
-        final List<String[]> inputs = new ArrayList<>();
-        try (BufferedReader r = Files.newBufferedReader(Path.of(args[2]), StandardCharsets.UTF_8)) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                if (line.isBlank()) continue;
-                final JsonNode o = JSON.readTree(line);
-                final JsonNode k = o.get("key");
-                final JsonNode v = o.get("value");
-                inputs.add(new String[] { o.get("topic").asText(), o.path("timestamp").asText("0"),
-                    k == null || k.isNull() ? null : k.asText(), v == null || v.isNull() ? null : v.asText() });
-            }
-        }
-        final PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
-        try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(), props(), Instant.EPOCH)) {
-            final Map<String, TestInputTopic<String, String>> in = new HashMap<>();
-            for (final String t : List.of("stream", "table")) {
-                in.put(t, driver.createInputTopic(t, new StringSerializer(), new StringSerializer()));
-            }
-            final TestOutputTopic<String, String> o =
-                driver.createOutputTopic(OUT, new StringDeserializer(), new StringDeserializer());
-            long offset = 0;
-            for (final String[] r : inputs) {
-                final TestInputTopic<String, String> t = in.get(r[0]);
-                if (t == null) throw new IOException("ksref join: topic " + r[0] + " (expected stream or table)");
-                t.pipeInput(r[2], r[3], Long.parseLong(r[1]));
-                for (final TestRecord<String, String> rec : o.readRecordsToList()) out.println(textLine(offset++, rec));
-            }
-        }
-        out.flush();
+        pipe(builder, args[2], List.of("stream", "table"));
     }
 
     /**
