@@ -179,6 +179,8 @@ void emit_table_join(Gen *g, IrNode *n, IrNode *from, CVar *k, CVar *old_v, CVar
 /* codegen_join_fk.c: a foreign-key join's operators (ir.h: JoinSpec.fk), on a table's change or a topic's record */
 void emit_fk_join_change(Gen *g, IrNode *n, IrNode *from, CVar *k, CVar *old_v, CVar *new_v);
 void emit_fk_join_record(Gen *g, IrNode *n, CVar *k, CVar *v);
+/* After a table source's delete (key k): a tombstone of a key it did not hold, to its foreign-key joins. */
+void emit_fk_absent_tombstone(Gen *g, IrNode *src, CVar *k);
 /* codegen_window.c */
 void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);
 void emit_window_close(Gen *g, const Pipeline *pp, Printer *p);

@@ -382,6 +382,34 @@ static void emit_fk_resolve(Gen *g, IrNode *n, CVar *k, CVar *v)
 	pr(g->out, "}\n");
 }
 
+/*
+ * See codegen_int.h.  A table read from a topic passes no change on for a
+ * tombstone of a key it does not hold (docs/language.md "Tables from
+ * topics"); Kafka Streams without a record cache forwards it as (null,
+ * null), and its ForeignTableJoinProcessor answers every subscriber of
+ * the key with null.  So the right table's source gives such a tombstone
+ * to its foreign-key joins itself (and to nothing else).
+ */
+void emit_fk_absent_tombstone(Gen *g, IrNode *src, CVar *k)
+{
+	bool any = false;
+	for (int i = 0; i < src->nchildren; i++)
+		any |= src->children[i]->kind == IR_JOIN && src->children[i]->join->kind == JOIN_FOREIGN_KEY &&
+		        src->children[i]->join->side == FK_FOREIGN;
+	if (!any)
+		return;
+	pr(g->out, "if (!old%d.has) {\n", src->id);
+	pr_indent(g->out);
+	const char *none = xasprintf("((%s){ .has = false })", type_c(ty_nullable(src->val)));
+	for (int i = 0; i < src->nchildren; i++) {
+		IrNode *c = src->children[i];
+		if (c->kind == IR_JOIN && c->join->kind == JOIN_FOREIGN_KEY && c->join->side == FK_FOREIGN)
+			emit_fk_foreign(g, c, src, k, cvar(none));
+	}
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+}
+
 /* See codegen_int.h: a table's change reaching FK_SEND (the left table) or FK_FOREIGN (the right). */
 void emit_fk_join_change(Gen *g, IrNode *n, IrNode *from, CVar *k, CVar *old_v, CVar *new_v)
 {

@@ -627,6 +627,7 @@ void emit_table_source(Gen *g, IrNode *src, CVar *k, CVar *v)
 	pr(g->out, "if (!m->value.ptr) {\n");
 	pr_indent(g->out);
 	emit_store_delete(g, src, k);
+	emit_fk_absent_tombstone(g, src, k);
 	pr_dedent(g->out);
 	pr(g->out, "} else {\n");
 	pr_indent(g->out);
