@@ -91,13 +91,17 @@ static void emit_extract(Gen *g, IrNode *n, CVar *k, const char *x, const char *
 /*
  * One subscription instruction op to foreign key fk (an RK? C variable,
  * present unless a left join sends a null one), with the hash h<id> and
- * the left key k as its primary key, to the subscription topic.
+ * the left key k as its primary key, to the subscription topic; only
+ * when the C condition cond holds, if it is not NULL.
  */
-static void emit_send(Gen *g, IrNode *n, CVar *k, const char *fk, int op, int seq)
+static void emit_send(Gen *g, IrNode *n, CVar *k, const char *cond, const char *fk, int op, int seq)
 {
 	int id = n->id;
 	bool nullable_key = n->key->kind == TY_NULLABLE;
-	pr(g->out, "{\n");
+	if (cond)
+		pr(g->out, "if (%s) {\n", cond);
+	else
+		pr(g->out, "{\n");
 	pr_indent(g->out);
 	const char *sub = xasprintf("sub%d_%d", id, seq);
 	pr(g->out, "%s %s = { .%s = %d, .%s = h%d, .%s = %s };\n", type_c(n->val), sub, c_field("op"), op, c_field("h"),
@@ -156,31 +160,29 @@ static void emit_fk_send(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
 	if (left) {
 		pr(g->out, "if (%s.has || %s.has) {\n", use(old_v), use(new_v));
 		pr_indent(g->out);
-		pr(g->out, "if (ofk%d.has && changed%d)\n", id, id);
-		emit_send(g, n, k, ofk, DELETE_KEY_NO_PROPAGATE, 0);
-		emit_send(g, n, k, nfk, PROPAGATE_NULL_IF_NO_FK_VAL, 1);
+		emit_send(g, n, k, xasprintf("ofk%d.has && changed%d", id, id), ofk, DELETE_KEY_NO_PROPAGATE, 0);
+		emit_send(g, n, k, NULL, nfk, PROPAGATE_NULL_IF_NO_FK_VAL, 1);
 		pr_dedent(g->out);
 		pr(g->out, "}\n");
 	} else {
 		pr(g->out, "if (%s.has && !nfk%d.has) {\n", use(new_v), id);
 		pr_indent(g->out);
-		pr(g->out, "stoat_record_dropped(cx, \"null foreign key for a join with table %s\");\n",
+		pr(g->out, "stoat_record_dropped(cx, \"null foreign key in a foreign-key join of table %s\");\n",
 		   g->topo->stores[lt->store].name);
-		pr(g->out, "if (ofk%d.has)\n", id);
-		emit_send(g, n, k, ofk, DELETE_KEY_AND_PROPAGATE, 0);
+		emit_send(g, n, k, xasprintf("ofk%d.has", id), ofk, DELETE_KEY_AND_PROPAGATE, 0);
 		pr_dedent(g->out);
 		pr(g->out, "} else if (%s.has && ofk%d.has && changed%d) {\n", use(new_v), id, id);
 		pr_indent(g->out);
-		emit_send(g, n, k, ofk, DELETE_KEY_NO_PROPAGATE, 1);
-		emit_send(g, n, k, nfk, PROPAGATE_NULL_IF_NO_FK_VAL, 2);
+		emit_send(g, n, k, NULL, ofk, DELETE_KEY_NO_PROPAGATE, 1);
+		emit_send(g, n, k, NULL, nfk, PROPAGATE_NULL_IF_NO_FK_VAL, 2);
 		pr_dedent(g->out);
 		pr(g->out, "} else if (%s.has) {\n", use(new_v));
 		pr_indent(g->out);
-		emit_send(g, n, k, nfk, PROPAGATE_ONLY_IF_FK_VAL, 3);
+		emit_send(g, n, k, NULL, nfk, PROPAGATE_ONLY_IF_FK_VAL, 3);
 		pr_dedent(g->out);
 		pr(g->out, "} else if (ofk%d.has) {\n", id);
 		pr_indent(g->out);
-		emit_send(g, n, k, ofk, DELETE_KEY_AND_PROPAGATE, 4);
+		emit_send(g, n, k, NULL, ofk, DELETE_KEY_AND_PROPAGATE, 4);
 		pr_dedent(g->out);
 		pr(g->out, "}\n");
 	}

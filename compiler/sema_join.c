@@ -489,13 +489,6 @@ IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int
 			           "available yet", a->name);
 			return NULL;
 		}
-		if (a->kind == N_ON_ARG && other && other->table && !other->grouped) {
-			error_hint(step->name_span,
-			           "read the stream as a table first (s |> to_table()), or join it on its own key: "
-			           "join(t, (v, x) => ...)",
-			           "a foreign-key join ('on') joins two tables, and the left side is a stream");
-			return NULL;
-		}
 		if (a->kind == N_ON_ARG) {
 			error_hint(a->span, "a stream joins a table on its own key today: join(t, (v, x) => ...)",
 			           "a key selector ('on') is for global-table and foreign-key joins, which are not available yet");
