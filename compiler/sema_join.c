@@ -85,6 +85,23 @@ static Type *check_stream_joiner(Sema *sema, Node *fn, const char *opname, Type 
 }
 
 /*
+ * Refuses (true, after reporting at `at`) a table that comes from a
+ * foreign-key join's result without a store in between (through
+ * map_values and filters): its changes carry no old value, which a
+ * table's group_by and a left or outer table-table join need.
+ */
+bool fk_result_needs_store(const IrNode *t, Span at, const char *opname)
+{
+	while (t && !t->has_store && (t->kind == IR_MAP_VALUES || t->kind == IR_FILTER || t->kind == IR_FILTER_NOT))
+		t = t->parents[0];
+	if (!t || t->kind != IR_JOIN || !t->join || t->join->kind != JOIN_FOREIGN_KEY)
+		return false;
+	error_hint(at, "give it a store first: t |> to_stream() |> to_table()",
+	           "%s cannot follow a foreign-key join's result directly: its changes carry no old values", opname);
+	return true;
+}
+
+/*
  * An anonymous record type of the given fields (all at span): the values
  * of a foreign-key join's internal topics.
  */
@@ -269,6 +286,9 @@ static IrNode *check_table_join(Sema *sema, IrNode *parent, Node *step, const Op
 		           "a table cannot be joined with itself");
 		return NULL;
 	}
+	if (fk_result_needs_store(parent, step->name_span, op->name) ||
+	    fk_result_needs_store(other, other_e->span, op->name))
+		return NULL;
 	Type *lk = parent->key, *rk = other->key;
 	if (lk != rk && lk->kind != TY_ERROR && rk->kind != TY_ERROR) {
 		error_hint(step->name_span,
