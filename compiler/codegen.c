@@ -497,6 +497,18 @@ static void describe_node(Printer *p, const Plan *plan, IrNode *n, IrNode *from,
 			   plan_store_after(plan, n->store) ? plan_store_after(plan, n->store)->cname : "nothing downstream");
 			break;
 		}
+		if (n->join->kind == JOIN_FOREIGN_KEY) {
+			static const char *const role[] = { "subscribe", "receive subscriptions", "answer subscribers",
+				                            "resolve responses" };
+			pr(p, "%s (foreign-key, %s", join_op_name(n->join->type), role[n->join->side]);
+			if (n->join->side == FK_RECV || n->join->side == FK_FOREIGN)
+				pr(p, ", store %s)", plan->topo->stores[n->join->store].name);
+			else if (n->join->side == FK_RESOLVE)
+				pr(p, ", looks up store %s)", plan->topo->stores[n->join->table->store].name);
+			else
+				pr(p, ")");
+			break;
+		}
 		if (n->join->kind == JOIN_STREAM_STREAM) {
 			pr(p, "join stream (%s side, store %s, looks up %s)", n->join->side == 0 ? "left" : "right",
 			   plan->topo->stores[n->join->store].name, plan->topo->stores[n->join->peer->join->store].name);

@@ -10,6 +10,7 @@
  * codegen_join.c   joins: a stream's lookup in a table's store
  * codegen_join_table.c table-table joins: each side's change against the other
  * codegen_join_stream.c  windowed stream-stream joins: two window stores
+ * codegen_join_fk.c  foreign-key joins: subscriptions, responses, the hash check
  * codegen_serde.c  helpers: JSON readers and writers, decoders, encoders,
  *                  indexing; the helper registry and its output
  * codegen_store.c  the store key and value codecs, from one layout table
@@ -175,6 +176,11 @@ void emit_stream_join(Gen *g, IrNode *n, CVar *k, CVar *v);
 /* codegen_join_table.c */
 void emit_table_join(Gen *g, IrNode *n, IrNode *from, CVar *k, CVar *old_v, CVar *new_v);
 
+/* codegen_join_fk.c: a foreign-key join's operators (ir.h: JoinSpec.fk), on a table's change or a topic's record */
+void emit_fk_join_change(Gen *g, IrNode *n, IrNode *from, CVar *k, CVar *old_v, CVar *new_v);
+void emit_fk_join_record(Gen *g, IrNode *n, CVar *k, CVar *v);
+/* After a table source's delete (key k): a tombstone of a key it did not hold, to its foreign-key joins. */
+void emit_fk_absent_tombstone(Gen *g, IrNode *src, CVar *k);
 /* codegen_window.c */
 void emit_window_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v);
 void emit_window_close(Gen *g, const Pipeline *pp, Printer *p);

@@ -72,6 +72,10 @@ void emit_join(Gen *g, IrNode *n, CVar *k, CVar *v)
 		emit_stream_join(g, n, k, v);
 		return;
 	}
+	if (j->kind == JOIN_FOREIGN_KEY) {
+		emit_fk_join_record(g, n, k, v);
+		return;
+	}
 	assert(j->kind == JOIN_STREAM_TABLE);
 	IrNode *in = n->parents[0], *table = j->table;
 	const char *store = g->topo->stores[table->store].name;

@@ -69,6 +69,10 @@ static void emit_joined(Gen *g, IrNode *n, bool this_left, CVar *k, CVar *x, CVa
 void emit_table_join(Gen *g, IrNode *n, IrNode *from, CVar *k, CVar *old_v, CVar *new_v)
 {
 	const JoinSpec *j = n->join;
+	if (j->kind == JOIN_FOREIGN_KEY) {
+		emit_fk_join_change(g, n, from, k, old_v, new_v);
+		return;
+	}
 	assert(j->kind == JOIN_TABLE_TABLE && n->nparents == 2 && n->parents[0] != n->parents[1]);
 	bool this_left = from == n->parents[0];
 	IrNode *other = n->parents[this_left ? 1 : 0];

@@ -516,8 +516,9 @@ bool table_needs_old(IrNode *n)
 			return true;
 		if (c->kind == IR_MAP_VALUES && table_needs_old(c))
 			return true;
-		/* A left or outer join tells a delete from nothing by the old value (and passes old values on). */
-		if (c->kind == IR_JOIN && (c->join->type != JOIN_INNER || table_needs_old(c)))
+		/* A left or outer join tells a delete from nothing by the old value (and passes old values on);
+		 * a foreign-key join reads the left table's old value from its store and ignores the right's. */
+		if (c->kind == IR_JOIN && c->join->kind != JOIN_FOREIGN_KEY && (c->join->type != JOIN_INNER || table_needs_old(c)))
 			return true;
 	}
 	return false;
@@ -627,6 +628,7 @@ void emit_table_source(Gen *g, IrNode *src, CVar *k, CVar *v)
 	pr(g->out, "if (!m->value.ptr) {\n");
 	pr_indent(g->out);
 	emit_store_delete(g, src, k);
+	emit_fk_absent_tombstone(g, src, k);
 	pr_dedent(g->out);
 	pr(g->out, "} else {\n");
 	pr_indent(g->out);

@@ -77,7 +77,7 @@ typedef enum JoinKind {
 	JOIN_STREAM_GLOBAL, /* stream |> join(global, (k, v) => key, ...): no co-partitioning (not yet) */
 	JOIN_TABLE_TABLE,   /* table |> join(table, (a, b) => ...): changes of either side, the other
 	                       looked up in the join's own store of both sides */
-	JOIN_FOREIGN_KEY,   /* table |> join(table, on v => fk, ...): KIP-213 (not yet) */
+	JOIN_FOREIGN_KEY,   /* table |> join(table, on v => fk, ...): KIP-213, four nodes (JoinSpec.fk) */
 } JoinKind;
 
 /* Inner, left or outer (which side keeps its unmatched records). */
@@ -119,7 +119,27 @@ typedef struct JoinSpec {
 	 * key, arrival).  -1 for an inner join.
 	 */
 	int outer_store;
+	/*
+	 * JOIN_FOREIGN_KEY (KIP-213): four IR_JOIN nodes, fk[] in FkRole
+	 * order, each with its own copy of the spec (side = its role):
+	 * FK_SEND a child of the left table (its changes become subscription
+	 * instructions keyed by the foreign key), FK_RECV reading them back
+	 * from the subscription-registration topic (needs_repartition) in the
+	 * right table's task, FK_FOREIGN a child of the right table (its
+	 * changes answer every subscriber), both feeding one IR_MERGE whose
+	 * child FK_RESOLVE reads the responses back from the
+	 * subscription-response topic (needs_repartition) in the left
+	 * table's task, checks the left value's hash and makes the result
+	 * table.  store (FK_RECV's, set by the plan) holds the right table's
+	 * values and the subscriptions; table (FK_RESOLVE) is the left table,
+	 * whose store the resolver reads.  extractor: v => fk or (k, v) => fk.
+	 */
+	struct IrNode *fk[4];
+	Node *extractor;
 } JoinSpec;
+
+/* The roles of a foreign-key join's nodes (JoinSpec.side, index of JoinSpec.fk). */
+enum FkRole { FK_SEND, FK_RECV, FK_FOREIGN, FK_RESOLVE };
 
 struct IrNode {
 	IrKind kind;

@@ -113,10 +113,17 @@ static char *repartition_topic(Topology *t, IrNode *n, int count, char **taken, 
 		name = auto_name;
 	}
 	Span at = n->repartition_name ? n->repartition_name_span : n->span;
-	char *topic = xasprintf("%s-%s-repartition", t->app_id ? t->app_id : "app", name);
+	const char *suffix = "repartition";
+	/* A foreign-key join's two topics, named as Kafka Streams names them for a named join. */
+	if (n->kind == IR_JOIN && n->join->kind == JOIN_FOREIGN_KEY) {
+		if (!n->binding)
+			name = xasprintf("fk-join-%d", n->span.line);
+		suffix = n->join->side == FK_RECV ? "subscription-registration-topic" : "subscription-response-topic";
+	}
+	char *topic = xasprintf("%s-%s-%s", t->app_id ? t->app_id : "app", name, suffix);
 	size_t len = strlen(topic);
 	if (len > KAFKA_TOPIC_NAME_MAX)
-		report_long_topic(t, at, "repartition topic", name, "repartition", len,
+		report_long_topic(t, at, "repartition topic", name, suffix, len,
 		                  n->repartition_name ? "or the name given to repartition()"
 		                                      : "or name the topic: repartition(\"name\")");
 	else if (!topic_name_valid(topic, len))
@@ -345,6 +352,28 @@ static void plan_join_store(Topology *t, IrNode *n)
 }
 
 /*
+ * The right task's store of a foreign-key join (Kafka Streams'
+ * <name>-subscription-store): the subscriptions of each foreign key, and
+ * the join's copy of the right table with timestamps (codegen_join_fk.c).
+ * Written by the receiver and by the right table's answers, passed on by
+ * neither (no downstream of its own).
+ */
+static void plan_fk_store(Topology *t, IrNode *n)
+{
+	const char *base = n->binding ? n->binding : xasprintf("fk-join-%d", n->span.line);
+	char *name = xasprintf("%s-subscription-store", base);
+	int store = t->nstores;
+	for (int i = 0; i < 4; i++)
+		n->join->fk[i]->join->store = store;
+	t->stores = xrealloc(t->stores, sizeof *t->stores * (size_t)(t->nstores + 1));
+	t->stores[t->nstores++] = (Store){
+		.name = name,
+		.node = n,
+		.changelog = xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", name),
+	};
+}
+
+/*
  * A store per node that keeps a table, in node order: named after the
  * table being defined or store-<n>, with its changelog topic as the
  * runtime names it (reported if it is too long for Kafka) and the
@@ -356,6 +385,10 @@ static void plan_stores(Topology *t)
 		IrNode *n = t->nodes[i];
 		if (n->kind == IR_JOIN && n->join->kind == JOIN_STREAM_STREAM) {
 			plan_join_store(t, n);
+			continue;
+		}
+		if (n->kind == IR_JOIN && n->join->kind == JOIN_FOREIGN_KEY && n->join->side == FK_RECV) {
+			plan_fk_store(t, n);
 			continue;
 		}
 		if (!n->has_store)
@@ -467,6 +500,8 @@ static void collect_stores(IrNode *n, bool *seen, bool *stores, bool *reads)
 		if (n->join->outer_store >= 0)
 			stores[n->join->outer_store] = true;
 	}
+	if (n->join && n->join->kind == JOIN_FOREIGN_KEY && (n->join->side == FK_RECV || n->join->side == FK_FOREIGN))
+		stores[n->join->store] = true;
 	for (int i = 0; i < n->nchildren; i++)
 		collect_stores(n->children[i], seen, stores, reads);
 }
@@ -633,12 +668,17 @@ static void plan_copartitions(Plan *pl)
 	for (int i = 0; i < t->nnodes; i++) {
 		IrNode *n = t->nodes[i];
 		bool ss = n->kind == IR_JOIN && n->join->kind == JOIN_STREAM_STREAM;
-		if (n->kind != IR_JOIN || (!n->join->table && n->join->kind != JOIN_TABLE_TABLE && !(ss && n->join->side == 0)))
+		/* A foreign-key join: its subscriptions meet the right table, its responses the left (FK_RESOLVE's table). */
+		bool fk_recv = n->kind == IR_JOIN && n->join->kind == JOIN_FOREIGN_KEY && n->join->side == FK_RECV;
+		if (n->kind != IR_JOIN ||
+		    (!n->join->table && n->join->kind != JOIN_TABLE_TABLE && !(ss && n->join->side == 0) && !fk_recv))
 			continue;
 		bool *in = xcalloc((size_t)t->nsources, sizeof *in);
 		sources_above(n, in); /* a table-table join: both sides are its parents */
 		if (ss)
 			sources_above(n->join->peer, in);
+		else if (fk_recv)
+			sources_above(n->join->fk[FK_FOREIGN], in);
 		else if (n->join->table)
 			sources_above(n->join->table, in);
 		CopartitionGroup grp = { .join = n };
@@ -807,6 +847,20 @@ static void pr_step(Printer *p, const Plan *pl, const Pipeline *pp, const PlanSt
 		case IR_JOIN:
 			if (n->join->kind == JOIN_TABLE_TABLE) {
 				pr(p, "%s (table-table)", join_op_name(n->join->type));
+				break;
+			}
+			if (n->join->kind == JOIN_FOREIGN_KEY) {
+				static const char *const what[] = {
+					"subscriptions of the left table's changes, by foreign key",
+					"subscriptions received, answered with the right value",
+					"right table's changes, answering every subscriber",
+					"responses checked against the left value's hash",
+				};
+				pr(p, "%s (foreign-key), %s", join_op_name(n->join->type), what[n->join->side]);
+				if (n->join->side == FK_RECV || n->join->side == FK_FOREIGN)
+					pr(p, " (store %s)", t->stores[n->join->store].name);
+				else if (n->join->side == FK_RESOLVE)
+					pr(p, " (looks up store %s)", t->stores[n->join->table->store].name);
 				break;
 			}
 			if (n->join->kind == JOIN_STREAM_STREAM) {

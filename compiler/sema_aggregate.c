@@ -338,7 +338,8 @@ IrNode *check_grouping(Sema *sema, IrNode *parent, Node *step, const OpInfo *op,
 		return check_to_table(sema, parent, step, op, nargs);
 	if (is_group) {
 		if (parent->table && op->id == OPER_GROUP_BY)
-			return check_regroup(sema, parent, step, nargs);
+			return fk_result_needs_store(parent, step->name_span, op->name) ? NULL
+			                                                                  : check_regroup(sema, parent, step, nargs);
 		IrNode *from = parent;
 		if (op->id == OPER_GROUP_BY) {
 			/* group_by(f) is select_key(f), then a repartition. */

@@ -122,6 +122,8 @@ IrNode *check_cogroup(Sema *sema, Node *e);
 
 /* sema_join.c */
 IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs);
+/* A table straight from a foreign-key join's result, which op cannot follow (reported)? */
+bool fk_result_needs_store(const IrNode *t, Span at, const char *opname);
 
 /* sema_window.c */
 void check_timestamp_extractor(Sema *sema, Node *it, IrNode *src);

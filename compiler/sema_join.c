@@ -2,8 +2,9 @@
  * sema_join.c - joins (docs/language.md, "Joins"): the other side of a
  * join resolved and checked against this one (key types, what may be
  * joined, the joiner's shape), making an IR_JOIN (ir.h: JoinSpec).  Only
- * stream-table joins are checked in full today; the other shapes the
- * grammar takes are refused with a "not yet" error.
+ * stream-table, stream-stream, table-table and foreign-key joins are
+ * checked in full today; the other shapes the grammar takes are refused
+ * with a "not yet" error.
  */
 #include "sema_int.h"
 
@@ -84,6 +85,155 @@ static Type *check_stream_joiner(Sema *sema, Node *fn, const char *opname, Type 
 }
 
 /*
+ * Refuses (true, after reporting at `at`) a table that comes from a
+ * foreign-key join's result without a store in between (through
+ * map_values and filters): its changes carry no old value, which a
+ * table's group_by and a left or outer table-table join need.
+ */
+bool fk_result_needs_store(const IrNode *t, Span at, const char *opname)
+{
+	while (t && !t->has_store && (t->kind == IR_MAP_VALUES || t->kind == IR_FILTER || t->kind == IR_FILTER_NOT))
+		t = t->parents[0];
+	if (!t || t->kind != IR_JOIN || !t->join || t->join->kind != JOIN_FOREIGN_KEY)
+		return false;
+	error_hint(at, "give it a store first: t |> to_stream() |> to_table()",
+	           "%s cannot follow a foreign-key join's result directly: its changes carry no old values", opname);
+	return true;
+}
+
+/*
+ * An anonymous record type of the given fields (all at span): the values
+ * of a foreign-key join's internal topics.
+ */
+static Type *fk_record(Span span, int n, const char *const *names, Type *const *types)
+{
+	Field *fields = xcalloc((size_t)n, sizeof *fields);
+	for (int i = 0; i < n; i++)
+		fields[i] = (Field){ .name = xstrdup(names[i]), .type = types[i], .span = span };
+	return anon_record(fields, n, span);
+}
+
+/*
+ * join(right, on v => fk, (a, b) => ...) / left_join of two tables on a
+ * foreign key (Kafka Streams' KTable.join(KTable, Function, ValueJoiner),
+ * KIP-213; docs/language.md "Foreign-key joins"): the extractor takes the
+ * left table's value (or key and value) and gives a key of the right table
+ * (K or K?, a null one joins nothing); the joiner takes the left value and
+ * the right one (R? in left_join).  The left table must keep a store of
+ * its own (the responses look its current value up); the right table may
+ * be any table.  Builds the four nodes of ir.h's JoinSpec.fk: the left
+ * change's subscription instructions (keyed by the foreign key, through
+ * the subscription-registration topic), the right task's receiver and the
+ * right table's answers, merged into the subscription-response topic, and
+ * the left task's resolver that makes the result table.
+ */
+static IrNode *check_fk_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs, Node *on)
+{
+	if (op->id == OPER_OUTER_JOIN) {
+		error_hint(step->name_span, "write join or left_join (Kafka Streams has no outer foreign-key join)",
+		           "outer_join has no foreign-key form");
+		return NULL;
+	}
+	bool left = op->id == OPER_LEFT_JOIN;
+	if (nargs != 3 || step->list == on || on->next == NULL || on->next->next) {
+		error_hint(step->span, xasprintf("write %s(other_table, on v => v.fk, (a, b) => ...)", op->name),
+		           "a foreign-key join takes the other table, the key selector and a joiner");
+		return NULL;
+	}
+	Node *other_e = step->list, *fn = on->next;
+	IrNode *other = check_stream(sema, other_e);
+	if (!other)
+		return NULL;
+	if (!other->table || other->grouped) {
+		error_hint(other_e->span, "read it as a table (s |> to_table()), or give it a table",
+		           "a foreign-key join joins two tables, and this is %s",
+		           input_of(other) == ON_STREAM ? "a stream" : node_what(other));
+		return NULL;
+	}
+	if (parent->window || other->window) {
+		error_hint(parent->window ? step->name_span : other_e->span,
+		           "join tables with one value per key: a windowed table is keyed by its windows",
+		           "cannot %s a windowed table", op->name);
+		return NULL;
+	}
+	if (other == parent) {
+		error_hint(other_e->span, "join it with a copy: t |> to_stream() |> to_table()",
+		           "a table cannot be joined with itself");
+		return NULL;
+	}
+	if (!parent->has_store || parent->kind == IR_JOIN) {
+		error_hint(step->name_span,
+		           "give it a store: t |> to_stream() |> to_table() (filtered, mapped and joined tables keep none yet)",
+		           "a foreign-key join needs a left table with a store of its own (the responses look its value up)");
+		return NULL;
+	}
+	Type *lk = parent->key, *lv = parent->val, *rk = other->key, *rv = other->val;
+	Type *fk = check_lambda(sema, on->a, lk, lv, rk, "a foreign-key extractor");
+	if (!fk)
+		return NULL;
+	if (fk->kind != TY_ERROR && rk->kind != TY_ERROR && type_strip(fk) != rk && fk->kind != TY_NULL) {
+		error_hint(on->a->a ? on->a->a->span : on->span,
+		           xasprintf("the extractor gives the right table's key, %s (or %s? when there is none)",
+		                     type_str(rk), type_str(rk)),
+		           "the foreign-key extractor gives %s, but the right table is keyed by %s", type_str(fk),
+		           type_str(rk));
+		note_at(other_e->span, "the right table");
+		return NULL;
+	}
+	Type *r = check_table_joiner(sema, fn, op->name, lk, lv, left ? ty_nullable(rv) : rv);
+	if (!r)
+		return NULL;
+	/* The internal topics' values: a subscription instruction and a response. */
+	Type *hash = ty_nullable(ty_i64);
+	Type *sub = fk_record(step->span, 3, (const char *const[]){ "op", "h", "pk" }, (Type *const[]){ ty_i32, hash, lk });
+	Type *resp = fk_record(step->span, 2, (const char *const[]){ "h", "v" }, (Type *const[]){ hash, ty_nullable(rv) });
+	JoinSpec spec = {
+		.kind = JOIN_FOREIGN_KEY, .type = left ? JOIN_LEFT : JOIN_INNER, .joiner = fn, .other_span = other_e->span,
+		.extractor = on->a, .store = -1, .outer_store = -1,
+	};
+	IrNode *nodes[4];
+	for (int i = 0; i < 4; i++) {
+		nodes[i] = ir_new(sema->topo, IR_JOIN, step->span);
+		nodes[i]->binding = sema->binding_name;
+	}
+	for (int i = 0; i < 4; i++) {
+		nodes[i]->join = xcalloc(1, sizeof *nodes[i]->join);
+		*nodes[i]->join = spec;
+		nodes[i]->join->side = i;
+		memcpy(nodes[i]->join->fk, nodes, sizeof nodes);
+	}
+	IrNode *send = nodes[FK_SEND], *recv = nodes[FK_RECV], *foreign = nodes[FK_FOREIGN], *resolve = nodes[FK_RESOLVE];
+	ir_link(parent, send);
+	send->key = left ? ty_nullable(rk) : rk; /* a left join subscribes a null key too (and is answered null) */
+	send->val = sub;
+	ir_link(send, recv);
+	need_repartition(sema, recv); /* the subscription-registration topic, partitioned like the right table */
+	recv->key = lk;
+	recv->val = resp;
+	recv->key_changed = true;
+	ir_link(other, foreign);
+	foreign->key = lk;
+	foreign->val = resp;
+	foreign->key_changed = true;
+	IrNode *m = ir_new(sema->topo, IR_MERGE, step->span);
+	ir_link(recv, m);
+	ir_link(foreign, m);
+	m->key = lk;
+	m->val = resp;
+	m->key_changed = true;
+	ir_link(m, resolve);
+	need_repartition(sema, resolve); /* the subscription-response topic, partitioned like the left table */
+	resolve->key = lk;
+	resolve->val = r;
+	resolve->table = true;
+	resolve->may_delete = true;
+	resolve->join->table = parent;
+	parent->lookups = xrealloc(parent->lookups, sizeof *parent->lookups * (size_t)(parent->nlookups + 1));
+	parent->lookups[parent->nlookups++] = resolve;
+	return resolve;
+}
+
+/*
  * join / left_join / outer_join of two tables on their key (Kafka
  * Streams' KTableKTableInnerJoin, LeftJoin, OuterJoin): a change of
  * either side looks the key up on the other, and the result is a table
@@ -102,11 +252,8 @@ static IrNode *check_table_join(Sema *sema, IrNode *parent, Node *step, const Op
 			           "'%s' is for windowed stream-stream joins, not for a join of two tables", a->name);
 			return NULL;
 		}
-		if (a->kind == N_ON_ARG) {
-			error_hint(a->span, xasprintf("two tables join on their key today: %s(other, (a, b) => ...)", op->name),
-			           "a key selector ('on') of a table is for foreign-key joins, which are not available yet");
-			return NULL;
-		}
+		if (a->kind == N_ON_ARG)
+			return check_fk_join(sema, parent, step, op, nargs, a);
 	}
 	if (nargs != 2) {
 		error_hint(step->span, xasprintf("write %s(other_table, (a, b) => ...)", op->name),
@@ -139,6 +286,9 @@ static IrNode *check_table_join(Sema *sema, IrNode *parent, Node *step, const Op
 		           "a table cannot be joined with itself");
 		return NULL;
 	}
+	if (fk_result_needs_store(parent, step->name_span, op->name) ||
+	    fk_result_needs_store(other, other_e->span, op->name))
+		return NULL;
 	Type *lk = parent->key, *rk = other->key;
 	if (lk != rk && lk->kind != TY_ERROR && rk->kind != TY_ERROR) {
 		error_hint(step->name_span,

@@ -281,16 +281,28 @@ rd_kafka_t *kafka_new_offsets_reader(stoat_kafka *k)
  * Repartition topics are written uncompressed (as Kafka Streams writes
  * everything by default): their small records compress so well that one
  * fetch of a compressed batch expands to hundreds of thousands of queued
- * records, which librdkafka's queue limits cannot see coming.  NULL (the
- * producer's settings) for other sinks.
+ * records, which librdkafka's queue limits cannot see coming; partitioned
+ * by murmur2 of the key, as every topic.  NULL (the producer's settings)
+ * for other sinks.
  */
 static rd_kafka_topic_conf_t *internal_topic_conf(stoat_kafka *k, const stoat_sink *sink)
 {
 	if (!sink->internal)
 		return NULL;
-	rd_kafka_topic_conf_t *tc = rd_kafka_topic_conf_new();
+	/*
+	 * A topic conf of its own replaces the producer's default one whole, so
+	 * it starts from a copy of it: a fresh one would partition by
+	 * librdkafka's consistent_random (CRC32) instead of murmur2, and a
+	 * repartition topic would no longer meet the partitions of the topics
+	 * it is co-partitioned with.
+	 */
+	rd_kafka_topic_conf_t *tc = rd_kafka_default_topic_conf_dup(k->producer);
+	if (!tc)
+		tc = rd_kafka_topic_conf_new();
 	char err[256];
 	if (rd_kafka_topic_conf_set(tc, "compression.type", "none", err, sizeof err) != RD_KAFKA_CONF_OK)
+		kafka_log(k, "warning: repartition topic %s: %s", sink->topic, err);
+	if (rd_kafka_topic_conf_set(tc, "partitioner", "murmur2_random", err, sizeof err) != RD_KAFKA_CONF_OK)
 		kafka_log(k, "warning: repartition topic %s: %s", sink->topic, err);
 	return tc;
 }

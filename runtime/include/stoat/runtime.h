@@ -512,6 +512,22 @@ bool stoat_store_put_quiet(stoat_ctx *cx, int store, stoat_str key, stoat_str va
 /* A delete that is never passed downstream, as put_quiet (a table-table join's own sides). */
 bool stoat_store_delete_quiet(stoat_ctx *cx, int store, stoat_str key);
 
+/*
+ * Foreign-key joins (KIP-213, runtime/src/fkjoin.c).  stoat_fk_hash: the
+ * 64-bit hash of a left value's store bytes, sent with each subscription
+ * and compared when the response comes back (Kafka Streams: murmur3-128
+ * of the serialised value).  The subscriptions of one foreign key are the
+ * value of one key of the join's store, a list sorted by primary-key
+ * bytes: subscribe puts (or replaces) pk's entry, unsubscribe removes it
+ * (both quietly: the store has no downstream; false after an error), and
+ * stoat_fk_next reads the next entry of a list, advancing it (false at
+ * its end).
+ */
+int64_t stoat_fk_hash(stoat_str value);
+bool stoat_fk_subscribe(stoat_ctx *cx, int store, stoat_str key, stoat_str pk, bool has_hash, int64_t hash);
+bool stoat_fk_unsubscribe(stoat_ctx *cx, int store, stoat_str key, stoat_str pk);
+bool stoat_fk_next(stoat_str *list, stoat_str *pk, bool *has_hash, int64_t *hash);
+
 /* ------------------------------------------------------------------ */
 /* Time                                                                */
 /* ------------------------------------------------------------------ */

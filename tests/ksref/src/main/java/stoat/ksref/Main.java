@@ -76,6 +76,7 @@ public final class Main {
         System.err.println("ksref: " + why);
         System.err.println("usage: ksref join inner|left INPUT");
         System.err.println("       ksref ttjoin inner|left|outer INPUT");
+        System.err.println("       ksref fkjoin inner|left INPUT");
         System.err.println("       ksref ssjoin inner|left|outer BEFORE AFTER GRACE INPUT");
         System.err.println("       ksref tumbling SIZE | hopping SIZE ADVANCE | sliding DIFF | session GAP");
         System.err.println("             --grace MS [--agg count|reduce|aggregate] [--emit changes|final|suppress] [--filter-positive] [--null-as N] INPUT");
@@ -274,6 +275,31 @@ public final class Main {
     }
 
     /**
+     * fkjoin inner|left INPUT: table("left") joined on a foreign key with table("right") (String
+     * keys and values): the foreign key is the left value's part after its first '|', null when
+     * that part is "returnNull" (as KTableKTableForeignKeyJoinIntegrationTest's extractors), the
+     * joiner (a, b) -> "(" + a + "," + b + ")" (Java prints a null side as "null"), its
+     * toStream() to "out": the foreign-key joins of tests/e2e/ks_fk_join_*. Input lines are piped
+     * in file order to their topic.
+     */
+    private static void fkjoin(final String[] args) throws Exception {
+        if (args.length != 3 || !List.of("inner", "left").contains(args[1])) usage("fkjoin inner|left INPUT");
+        final StreamsBuilder builder = new StreamsBuilder();
+        final Consumed<String, String> consumed = Consumed.with(Serdes.String(), Serdes.String());
+        final KTable<String, String> left = builder.table("left", consumed);
+        final KTable<String, String> right = builder.table("right", consumed);
+        final java.util.function.Function<String, String> fk = v -> {
+            final String f = v.substring(v.indexOf('|') + 1);
+            return f.equals("returnNull") ? null : f;
+        };
+        final KTable<String, String> joined = args[1].equals("left")
+            ? left.leftJoin(right, fk, (a, b) -> "(" + a + "," + b + ")")
+            : left.join(right, fk, (a, b) -> "(" + a + "," + b + ")");
+        joined.toStream().to(OUT, Produced.with(Serdes.String(), Serdes.String()));
+        pipe(builder, args[2], List.of("left", "right"));
+    }
+
+    /**
      * ssjoin inner|left|outer BEFORE AFTER GRACE INPUT (milliseconds): stream("left") joined with
      * stream("right") (String keys and values) within JoinWindows.ofTimeDifferenceAndGrace(0, GRACE)
      * .before(BEFORE).after(AFTER) by (v, w) -> v + "+" + w (Java prints a missing side as "null"),
@@ -354,6 +380,10 @@ public final class Main {
         }
         if (args.length > 0 && args[0].equals("ttjoin")) {
             ttjoin(args);
+            return;
+        }
+        if (args.length > 0 && args[0].equals("fkjoin")) {
+            fkjoin(args);
             return;
         }
         if (args.length > 0 && args[0].equals("ssjoin")) {
