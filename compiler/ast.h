@@ -24,7 +24,7 @@ typedef enum NodeKind {
 	N_TYPE_DECL,    /* name; list: N_FIELD_DECL */
 	N_FIELD_DECL,   /* name: a (type expression) */
 	N_SOURCE,       /* stream name: a (key type or NULL) -> b (value type)
-	                   from str; fmt_key/fmt_value; policy (ival 1: table
+	                   from str; fmt_key/fmt_value; policy (ival 1: table, 2: global table
 	                   name [in place]: ...) */
 	N_STREAM_DEF,   /* stream name = a (ival 1: table name [in place] = a) */
 	N_EXTERN,       /* extern fn name(list: N_PARAM) -> a [from str] [as cname] */

@@ -514,8 +514,8 @@ static void describe_node(Printer *p, const Plan *plan, IrNode *n, IrNode *from,
 			   plan->topo->stores[n->join->store].name, plan->topo->stores[n->join->peer->join->store].name);
 			break;
 		}
-		pr(p, "%s table %s (looks up store %s)", n->join->type == JOIN_LEFT ? "left_join" : "join",
-		   n->join->table->name ? n->join->table->name : plan->topo->stores[n->join->table->store].name,
+		pr(p, "%s %stable %s (looks up store %s)", n->join->type == JOIN_LEFT ? "left_join" : "join",
+		   n->join->kind == JOIN_STREAM_GLOBAL ? "global " : "", n->join->table->name ? n->join->table->name : plan->topo->stores[n->join->table->store].name,
 		   plan->topo->stores[n->join->table->store].name);
 		break;
 	default:
@@ -684,6 +684,8 @@ static void emit_app(Gen *g, Printer *p)
 				pr(p, ", .flush = %s", plan_store_flush(g->plan, i)->cname);
 			if (st->in_memory)
 				pr(p, ", .in_memory = true");
+			if (st->global)
+				pr(p, ", .global = true");
 			if (st->window)
 				pr(p,
 				   ", .kind = STOAT_STORE_WINDOW, .retention_ms = %lld, .segment_ms = %lld%s"
@@ -711,6 +713,8 @@ static void emit_app(Gen *g, Printer *p)
 		   stoat_format_enum(s->value_format));
 		if (s->internal)
 			pr(p, ".internal = true, /* a repartition topic */\n");
+		if (s->global)
+			pr(p, ".global = true, /* a global table: every partition, on every instance */\n");
 		pr(p, ".on_error = %s,\n", policy_enum(s->policy));
 		if (s->subtopology)
 			pr(p, ".subtopology = %d,\n", s->subtopology);

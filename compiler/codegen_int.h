@@ -170,6 +170,14 @@ bool table_needs_old(IrNode *n);
 
 /* codegen_join.c */
 void emit_join(Gen *g, IrNode *n, CVar *k, CVar *v);
+/*
+ * Looks key kv (not null) up in table's store: nullable, into the T?
+ * t<n->id> the caller declared; else opens if (found<n->id>) { with t<n->id>
+ * set, for the caller to close.
+ */
+void emit_lookup(Gen *g, IrNode *n, IrNode *table, CVar *kv, bool nullable);
+/* codegen_join_global.c */
+void emit_global_join(Gen *g, IrNode *n, CVar *k, CVar *v);
 /* codegen_join_stream.c */
 void emit_stream_join(Gen *g, IrNode *n, CVar *k, CVar *v);
 

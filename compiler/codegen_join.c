@@ -33,7 +33,7 @@ static void bind_joiner(Gen *g, Node *fn, CVar *k, CVar *v, CVar *t)
  * t<id> holds the value, for the caller to close.  The key's bytes stay in cx->key_buf,
  * the value is copied into the arena by stoat_store_get.
  */
-static void emit_lookup(Gen *g, IrNode *n, IrNode *table, CVar *kv, bool nullable)
+void emit_lookup(Gen *g, IrNode *n, IrNode *table, CVar *kv, bool nullable)
 {
 	char *key_fn = need(g, H_STORE_KEY, table->key, FMT_JSON);
 	char *read_fn = need(g, H_STORE_VALUE_READ, table->val, FMT_JSON);
@@ -74,6 +74,10 @@ void emit_join(Gen *g, IrNode *n, CVar *k, CVar *v)
 	}
 	if (j->kind == JOIN_FOREIGN_KEY) {
 		emit_fk_join_record(g, n, k, v);
+		return;
+	}
+	if (j->kind == JOIN_STREAM_GLOBAL) {
+		emit_global_join(g, n, k, v);
 		return;
 	}
 	assert(j->kind == JOIN_STREAM_TABLE);

@@ -273,7 +273,8 @@ char *graph_dot(const Program *prog, const char *path)
 		if (dlq_of(t, t->sources[i]))
 			pr_topic(&p, &seen, dlq_of(t, t->sources[i]), false, true);
 	for (int i = 0; i < t->nstores; i++)
-		pr_topic(&p, &seen, t->stores[i].changelog, true, false);
+		if (t->stores[i].changelog) /* a global table has none */
+			pr_topic(&p, &seen, t->stores[i].changelog, true, false);
 
 	for (int st = -1; st < t->nsubtopologies; st++) {
 		bool any = false;
@@ -317,10 +318,12 @@ char *graph_dot(const Program *prog, const char *path)
 			pr(&p, "n%d -> ", n->id);
 			pr_store_id(&p, s);
 			pr(&p, " [style=dashed, arrowhead=none];\n");
-			pr_store_id(&p, s);
-			pr(&p, " -> ");
-			pr_topic_id(&p, s->changelog);
-			pr(&p, " [style=dashed, label=\"changelog\"];\n");
+			if (s->changelog) {
+				pr_store_id(&p, s);
+				pr(&p, " -> ");
+				pr_topic_id(&p, s->changelog);
+				pr(&p, " [style=dashed, label=\"changelog\"];\n");
+			}
 		}
 		if (n->kind == IR_JOIN && n->join->table && n->join->table->has_store) {
 			/* The join looks the table's store up. */

@@ -74,7 +74,8 @@ int64_t window_time_reach(const WindowSpec *w);
 typedef enum JoinKind {
 	JOIN_STREAM_TABLE,  /* stream |> join(table, (v, t) => ...): a lookup in the table's store */
 	JOIN_STREAM_STREAM, /* stream |> join(other, within D, grace D, ...): window stores (not yet) */
-	JOIN_STREAM_GLOBAL, /* stream |> join(global, (k, v) => key, ...): no co-partitioning (not yet) */
+	JOIN_STREAM_GLOBAL, /* stream |> join(global, on (k, v) => key, ...): a lookup in the global
+	                       table's store by the selected key; no repartition, no co-partitioning */
 	JOIN_TABLE_TABLE,   /* table |> join(table, (a, b) => ...): changes of either side, the other
 	                       looked up in the join's own store of both sides */
 	JOIN_FOREIGN_KEY,   /* table |> join(table, on v => fk, ...): KIP-213, four nodes (JoinSpec.fk) */
@@ -98,6 +99,7 @@ typedef struct JoinSpec {
 	JoinType type;
 	IrNode *table;
 	Node *joiner;   /* (v, t) => ... or (k, v, t) => ... */
+	Node *selector; /* JOIN_STREAM_GLOBAL: on (k, v) => key, the global table's key to look up */
 	Span other_span; /* the other side as written */
 	/*
 	 * JOIN_STREAM_STREAM: a join is two IR_JOIN nodes, one per side (side
@@ -161,6 +163,8 @@ struct IrNode {
 	Format key_format, value_format;
 	bool internal;      /* a repartition topic's sink or source (made by the plan) */
 	bool table;         /* this node's records are a table's changes (key, old, new) */
+	bool global;        /* IR_SOURCE: a global table (every partition in one store on every
+	                       instance, no changelog; only joined from streams) */
 	bool may_delete;    /* table: a change may delete its key (a null new value) */
 	bool grouped;       /* a grouped stream or table (IR_GROUP) */
 	bool group_table;   /* IR_GROUP: of a table's changes (aggregations need a subtractor) */
@@ -207,6 +211,7 @@ typedef struct Store {
 	char *cname;       /* C identifier the plan's function names derive from (after_<cname>) */
 	char *changelog;   /* <app-id>-<name>-changelog, the topic the runtime restores it from */
 	bool in_memory;    /* placed in memory (table name in memory = ...) rather than RocksDB */
+	bool global;       /* a global table's: all partitions in one, no changelog (NULL) */
 	/*
 	 * A window store (node->window): windows are kept while their end is
 	 * at least stream time - retention_ms, in segments of segment_ms by

@@ -396,18 +396,20 @@ static void plan_stores(Topology *t)
 		char *name = n->binding ? xstrdup(n->binding) : xasprintf("store-%d", t->nstores + 1);
 		n->store = t->nstores;
 		t->stores = xrealloc(t->stores, sizeof *t->stores * (size_t)(t->nstores + 1));
+		/* A global table's source topic is its changelog: it has none of its own. */
 		t->stores[t->nstores++] = (Store){
 			.name = name,
 			.node = n,
-			.changelog = xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", name),
+			.changelog = n->global ? NULL : xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", name),
 			.in_memory = n->in_memory,
+			.global = n->global,
 		};
 		if (n->window)
 			plan_window_store(&t->stores[t->nstores - 1], n->window);
 	}
 	name_stores(t);
 	for (int i = 0; i < t->nstores; i++) {
-		size_t len = strlen(t->stores[i].changelog);
+		size_t len = t->stores[i].changelog ? strlen(t->stores[i].changelog) : 0;
 		if (len > KAFKA_TOPIC_NAME_MAX)
 			report_long_topic(t, t->stores[i].node->span, "changelog topic", t->stores[i].name, "changelog", len,
 			                  t->stores[i].node->binding ? "or the table's name" : "or name the table");
@@ -417,7 +419,9 @@ static void plan_stores(Topology *t)
 /*
  * Marks every node reachable from n (down and, through merges and
  * cogroups, up; across a join to the table it looks up, and from a table
- * to the joins looking it up: one task holds both sides).
+ * to the joins looking it up: one task holds both sides).  Not across a
+ * join with a global table, which every task reads whole: the global
+ * table is a sub-topology of its own.
  */
 static void flood(IrNode *n, int st)
 {
@@ -428,7 +432,7 @@ static void flood(IrNode *n, int st)
 		flood(n->children[i], st);
 	for (int i = 0; i < n->nparents; i++)
 		flood(n->parents[i], st);
-	if (n->join && n->join->table)
+	if (n->join && n->join->table && n->join->kind != JOIN_STREAM_GLOBAL)
 		flood(n->join->table, st);
 	for (int i = 0; i < n->nlookups; i++)
 		flood(n->lookups[i], st);
@@ -492,7 +496,8 @@ static void collect_stores(IrNode *n, bool *seen, bool *stores, bool *reads)
 	seen[n->id] = true;
 	if (n->has_store)
 		stores[n->store] = true;
-	if (n->join && n->join->table)
+	/* A global table's store is not the task's to restore: the runtime keeps it whole. */
+	if (n->join && n->join->table && n->join->kind != JOIN_STREAM_GLOBAL)
 		reads[n->join->table->store] = true;
 	if (n->join && n->join->kind == JOIN_STREAM_STREAM) {
 		stores[n->join->store] = true;
@@ -638,6 +643,8 @@ static void plan_summaries(Plan *pl)
 			};
 		}
 	for (int i = 0; i < t->nstores; i++) {
+		if (!t->stores[i].changelog)
+			continue; /* a global table's */
 		pl->topics = xrealloc(pl->topics, sizeof *pl->topics * (size_t)(pl->ntopics + 1));
 		pl->topics[pl->ntopics++] = (InternalTopic){
 			.kind = TOPIC_CHANGELOG, .name = t->stores[i].changelog, .store = i,
@@ -673,6 +680,8 @@ static void plan_copartitions(Plan *pl)
 		if (n->kind != IR_JOIN ||
 		    (!n->join->table && n->join->kind != JOIN_TABLE_TABLE && !(ss && n->join->side == 0) && !fk_recv))
 			continue;
+		if (n->join->kind == JOIN_STREAM_GLOBAL)
+			continue; /* a global table holds every partition: nothing to match */
 		bool *in = xcalloc((size_t)t->nsources, sizeof *in);
 		sources_above(n, in); /* a table-table join: both sides are its parents */
 		if (ss)
@@ -870,8 +879,8 @@ static void pr_step(Printer *p, const Plan *pl, const Pipeline *pp, const PlanSt
 				   t->stores[n->join->peer->join->store].name);
 				break;
 			}
-			pr(p, "%s table %s (store %s)", n->join->type == JOIN_LEFT ? "left_join" : "join",
-			   n->join->table->name ? n->join->table->name : t->stores[n->join->table->store].name,
+			pr(p, "%s %stable %s (store %s)", n->join->type == JOIN_LEFT ? "left_join" : "join",
+			   n->join->kind == JOIN_STREAM_GLOBAL ? "global " : "", n->join->table->name ? n->join->table->name : t->stores[n->join->table->store].name,
 			   t->stores[n->join->table->store].name);
 			break;
 		default:
@@ -949,8 +958,12 @@ char *plan_text(const Plan *pl, const char *path)
 			pr_sink(&p, st->sinks[j]);
 		for (int j = 0; j < st->nstores; j++) {
 			const Store *s = &t->stores[st->stores[j]];
-			pr(&p, "  store %s: %s%s, changelog \"%s\"", s->name, s->window ? "window, " : "",
-			   s->in_memory ? "in memory" : "rocksdb", s->changelog);
+			if (s->global)
+				pr(&p, "  store %s: global, %s, restored from its source topic", s->name,
+				   s->in_memory ? "in memory" : "rocksdb");
+			else
+				pr(&p, "  store %s: %s%s, changelog \"%s\"", s->name, s->window ? "window, " : "",
+				   s->in_memory ? "in memory" : "rocksdb", s->changelog);
 			if (s->window)
 				pr(&p, ", retention %lld ms past the end, segments of %lld ms%s%s",
 				   (long long)s->retention_ms, (long long)s->segment_ms, s->time_index ? ", time index" : "",

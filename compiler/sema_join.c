@@ -2,9 +2,9 @@
  * sema_join.c - joins (docs/language.md, "Joins"): the other side of a
  * join resolved and checked against this one (key types, what may be
  * joined, the joiner's shape), making an IR_JOIN (ir.h: JoinSpec).  Only
- * stream-table, stream-stream, table-table and foreign-key joins are
- * checked in full today; the other shapes the grammar takes are refused
- * with a "not yet" error.
+ * stream-table, stream-global-table, stream-stream, table-table and
+ * foreign-key joins are checked in full; the other shapes the grammar
+ * takes are refused with a "not yet" error.
  */
 #include "sema_int.h"
 
@@ -264,6 +264,11 @@ static IrNode *check_table_join(Sema *sema, IrNode *parent, Node *step, const Op
 	IrNode *other = check_stream(sema, other_e);
 	if (!other)
 		return NULL;
+	if (other->global) {
+		error_hint(other_e->span, "join a stream with it: t |> to_stream() |> join(g, on (k, v) => key, ...)",
+		           "a global table is joined from a stream only, not from a table (as Kafka Streams' GlobalKTable)");
+		return NULL;
+	}
 	if (!other->table || other->grouped) {
 		if (input_of(other) == ON_STREAM)
 			error_hint(other_e->span,
@@ -479,6 +484,86 @@ static IrNode *check_stream_stream_join(Sema *sema, IrNode *parent, Node *step, 
 }
 
 /*
+ * join(g, on (k, v) => key, joiner) / left_join(...) of a stream with a
+ * global table (Kafka Streams' KStream.join(GlobalKTable, KeyValueMapper,
+ * ValueJoiner)): the selector gives the global table's key to look up
+ * (its type the table's key, or that type made nullable); the joiner is
+ * (v, x) or (k, v, x), x: T? for left_join.  The result keeps the
+ * stream's key and timestamp.  A global table holds every partition, so
+ * the stream is neither repartitioned nor co-partitioned with it.
+ */
+static IrNode *check_global_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, IrNode *g)
+{
+	bool left = op->id == OPER_LEFT_JOIN;
+	Node *other_e = step->list, *selector = NULL, *fn = NULL;
+	const char *usage = xasprintf("write %s(%s, on (k, v) => key, (v, x) => ...)", op->name, g->name);
+	if (op->id == OPER_OUTER_JOIN) {
+		error_hint(step->name_span, "a stream joins a global table with join or left_join (Kafka Streams has no "
+		                            "outer stream-global-table join)",
+		           "outer_join is for two streams or two tables, not a stream and a global table");
+		return NULL;
+	}
+	for (Node *a = other_e->next; a; a = a->next) {
+		if (a->kind == N_WINDOW_ARG) {
+			error_hint(a->span, usage, "'%s' is for windowed stream-stream joins, not for a join with a global table",
+			           a->name);
+			return NULL;
+		}
+		if (a->kind == N_ON_ARG) {
+			if (selector) {
+				error_hint(a->span, usage, "a join with a global table takes one key selector");
+				return NULL;
+			}
+			selector = a;
+		} else if (fn) {
+			error_hint(a->span, usage, "%s with global table '%s' takes the table, a key selector and a joiner",
+			           op->name, g->name);
+			return NULL;
+		} else {
+			fn = a;
+		}
+	}
+	if (!selector) {
+		error_hint(step->name_span, usage,
+		           "a join with global table '%s' needs a key selector ('on'): a global table is not "
+		           "partitioned like the stream, so the stream's key is not its key",
+		           g->name);
+		return NULL;
+	}
+	if (!fn) {
+		error_hint(step->span, usage, "%s with global table '%s' needs a joiner as its last argument", op->name,
+		           g->name);
+		return NULL;
+	}
+	/* A null value never joins (dropped before the selector runs): the selector sees V. */
+	Type *sv = type_strip(parent->val);
+	Type *kt = check_lambda(sema, selector->a, parent->key, sv, g->key, "a key selector");
+	if (!kt)
+		return NULL;
+	if (kt->kind != TY_ERROR && g->key->kind != TY_ERROR && type_strip(kt) != g->key && kt->kind != TY_NULL) {
+		error_hint(selector->a->span, xasprintf("make the selector give the table's key type %s", type_str(g->key)),
+		           "the key selector gives %s, but global table '%s' is keyed by %s", type_str(kt), g->name,
+		           type_str(g->key));
+		note_at(other_e->span, "the global table");
+		return NULL;
+	}
+	Type *jt = left ? ty_nullable(g->val) : g->val;
+	Type *r = check_joiner(sema, fn, op->name, parent->key, sv, jt);
+	if (!r)
+		return NULL;
+	IrNode *n = ir_new(sema->topo, IR_JOIN, step->span);
+	ir_link(parent, n);
+	n->key = parent->key; /* the stream's, null included: the selector, not the key, is looked up */
+	n->val = r;
+	n->join = xcalloc(1, sizeof *n->join);
+	*n->join = (JoinSpec){
+		.kind = JOIN_STREAM_GLOBAL, .type = left ? JOIN_LEFT : JOIN_INNER, .table = g, .joiner = fn,
+		.selector = selector->a, .other_span = other_e->span,
+	};
+	return n;
+}
+
+/*
  * join(table, joiner) / left_join(table, joiner) on a stream: each record
  * of the stream looks its key up in the table's store as it is when the
  * record is processed (Kafka Streams' KStreamKTableJoin); a table update
@@ -500,6 +585,8 @@ IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int
 			return NULL;
 		if (!other->table && !other->grouped && input_of(other) == ON_STREAM)
 			return check_stream_stream_join(sema, parent, step, op, other);
+		if (other->global)
+			return check_global_join(sema, parent, step, op, other);
 	}
 	/* The shapes of the join kinds to come (docs/language.md, Joins): said, not yet checked. */
 	for (Node *a = step->list; a; a = a->next) {
@@ -510,8 +597,9 @@ IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int
 			return NULL;
 		}
 		if (a->kind == N_ON_ARG) {
-			error_hint(a->span, "a stream joins a table on its own key today: join(t, (v, x) => ...)",
-			           "a key selector ('on') is for global-table and foreign-key joins, which are not available yet");
+			error_hint(a->span, "a stream joins a table on its own key: join(t, (v, x) => ...); declare the "
+			                    "table 'global table' to join it on a selected key",
+			           "a key selector ('on') is for global-table joins, and this is not a global table");
 			return NULL;
 		}
 	}

@@ -553,6 +553,12 @@ IrNode *check_stream(Sema *sema, Node *e)
 		for (Node *p = e; p->kind == N_PIPE; p = p->a)
 			pipes[--i] = p;
 		IrNode *n = check_stream(sema, start);
+		if (n && n->global) {
+			/* Kafka Streams' GlobalKTable has no operators: it is only joined. */
+			error_hint(start->span, "join a stream with it: s |> join(g, on (k, v) => key, (v, x) => ...)",
+			           "global table '%s' can only be joined from a stream", n->name);
+			n = NULL;
+		}
 		for (i = 0; n && i < nsteps; i++) {
 			if (n->kind == IR_SINK) {
 				error_hint(pipes[i]->b->span, "'to' ends a pipeline", "nothing can follow 'to'");
@@ -660,6 +666,8 @@ void check_source(Sema *sema, Node *it)
 		check_timestamp_extractor(sema, it, src);
 	if (it->ival)
 		check_table_source(sema, it, src);
+	if (it->ival == 2)
+		src->global = true; /* no co-partitioning, no changelog: sema_join.c, plan.c */
 	define_stream(sema, it->name, it->name_span, src, true);
 }
 

@@ -335,6 +335,23 @@ source_decl
 		$$->c = mk(ps, N_STR, @9);
 		$$->ival = 1; /* a table */
 	}
+	| IDENT TABLE IDENT placement ':' type ARROW type FROM STRING source_opts ';' {
+		/* global table g: K -> V from "topic": ival 2 (a global table). */
+		if (strcmp($1, "global") != 0)
+			error_hint(SPAN(@1), "write 'global table NAME: K -> V from \"topic\";', or drop the word",
+			           "unexpected '%s' before 'table'", $1);
+		$$ = $11;
+		$$->span = SPAN(@$);
+		$$->name = $3;
+		$$->name_span = SPAN(@3);
+		$$->place = $4;
+		$$->a = $6;
+		$$->b = $8;
+		$$->str = $10.s;
+		$$->len = $10.len;
+		$$->c = mk(ps, N_STR, @10);
+		$$->ival = 2; /* a global table */
+	}
 	| TABLE IDENT placement ':' type FROM STRING source_opts ';' {
 		/* Parsed so that sema can say a table needs a key type. */
 		$$ = $8;

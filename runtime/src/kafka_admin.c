@@ -192,7 +192,8 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 				if (strcmp(md->topics[t].topic, app->sources[i].topic) == 0 && !md->topics[t].err) {
 					found = true;
 					source_partitions[i] = md->topics[t].partition_cnt;
-					if (md->topics[t].partition_cnt > partitions)
+					/* A global table's topic sizes nothing: no task reads it. */
+					if (md->topics[t].partition_cnt > partitions && !app->sources[i].global)
 						partitions = md->topics[t].partition_cnt;
 				}
 			if (!found) {
@@ -270,6 +271,8 @@ bool kafka_create_internal_topics(stoat_kafka *k)
 		n++;
 	}
 	for (size_t s = 0; s < changelogs; s++) {
+		if (app->stores[s].global)
+			continue; /* its source topic is its changelog */
 		int count = 0;
 		for (size_t i = 0; i < app->source_count; i++)
 			for (size_t j = 0; j < app->sources[i].store_count; j++)

@@ -15,6 +15,7 @@
  * interval's writes only after it (state.h's commit cycle).
  */
 #include "kafka_impl.h"
+#include "global.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -160,6 +161,8 @@ void kafka_abort_and_rewind(stoat_kafka *k)
 	k->delivery_error[0] = '\0';
 	if (k->state)
 		stoat_state_abort(k->state);
+	if (k->global)
+		stoat_global_aborted(k->global);
 	rewind_to_committed(k);
 }
 
@@ -201,8 +204,11 @@ static void serve_delivery_reports(stoat_kafka *k)
 static bool commit_state(stoat_kafka *k)
 {
 	char err[1024];
-	if (!k->state || stoat_state_commit(k->state, err, sizeof err))
+	if (!k->state || stoat_state_commit(k->state, err, sizeof err)) {
+		if (k->global)
+			stoat_global_committed(k->global);
 		return true;
+	}
 	kafka_log(k, "error: %s; stopping (the next run restores from the changelog)", err);
 	k->fatal = true;
 	kafka_stop_requested = 1;
@@ -366,6 +372,8 @@ bool kafka_replace_producer(stoat_kafka *k)
 	k->delivery_error[0] = '\0';
 	if (k->state)
 		stoat_state_abort(k->state);
+	if (k->global)
+		stoat_global_aborted(k->global);
 	rewind_to_committed(k);
 	return true;
 }

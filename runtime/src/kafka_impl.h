@@ -75,6 +75,8 @@ struct stoat_kafka {
 	stoat_state *state;                  /* the app's stores (NULL: none) */
 	rd_kafka_topic_t **changelog_topics; /* per store */
 	rd_kafka_t *restorer;                /* reads changelogs on assignment */
+	struct stoat_global *global;         /* the global tables' reader (global.h), or NULL */
+	char *state_path;                    /* <state dir>/<app id>/<instance>, or NULL */
 	rd_kafka_t *offsets_reader;          /* changelogs' high watermarks (kafka_rebalance.c) */
 	rd_kafka_queue_t *purge_results;     /* answers to DeleteRecords */
 	int64_t last_purge_ms;

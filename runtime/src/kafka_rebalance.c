@@ -475,7 +475,9 @@ int kafka_unprocessed_elsewhere(stoat_kafka *k, int64_t *committed_sum, char *na
 		return -1;
 	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(16);
 	for (int t = 0; t < md->topic_cnt; t++) {
-		if (kafka_source_of_topic(k->app, md->topics[t].topic) == SIZE_MAX)
+		size_t src = kafka_source_of_topic(k->app, md->topics[t].topic);
+		/* A global table's topic is read whole outside the group (global.c). */
+		if (src == SIZE_MAX || k->app->sources[src].global)
 			continue;
 		for (int i = 0; i < md->topics[t].partition_cnt; i++) {
 			kafka_partition *p = kafka_find_part(k, md->topics[t].topic, md->topics[t].partitions[i].id);

@@ -12,6 +12,7 @@
  * leave the group, within the shutdown timeout (the watchdog below).
  */
 #include "kafka_impl.h"
+#include "global.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -394,6 +395,7 @@ static bool open_state(stoat_kafka *k)
 		return false;
 	}
 	k->driver.state = k->state;
+	k->state_path = stoat_xstrdup(dir);
 	k->changelog_topics = stoat_xcalloc(1, (k->app->store_count + 1) * sizeof *k->changelog_topics);
 	kafka_log(k, "state: %zu store%s in %s, memory budget %zu MB, record cache %zu KB", k->app->store_count,
 	      k->app->store_count == 1 ? "" : "s", dir, budget >> 20, k->opt->cache_max_bytes >> 10);
@@ -401,6 +403,57 @@ static bool open_state(stoat_kafka *k)
 }
 
 /* Whether consumer rk may use the cooperative-sticky assignor. */
+/*
+ * The global tables (global.h): their reader opened and brought up to the
+ * end offsets of now, before the group is joined, so no stream record is
+ * processed before they are whole (Kafka Streams starts its global thread
+ * and waits for its bootstrap before the stream threads).  True when the
+ * app has none.
+ */
+static bool open_global(stoat_kafka *k)
+{
+	bool any = false;
+	for (size_t i = 0; i < k->app->source_count; i++)
+		any = any || k->app->sources[i].global;
+	if (!any)
+		return true;
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	char client_id[300];
+	snprintf(client_id, sizeof client_id, "%s-global", k->app->app_id);
+	bool ok = kafka_conf_set(conf, k->prog, "bootstrap.servers", k->opt->bootstrap_servers) &&
+		  kafka_conf_set(conf, k->prog, "client.id", client_id) &&
+		  /* librdkafka wants a group for assign(); it is never joined. */
+		  kafka_conf_set(conf, k->prog, "group.id", client_id) &&
+		  kafka_conf_set(conf, k->prog, "enable.auto.commit", "false") &&
+		  kafka_conf_set(conf, k->prog, "enable.auto.offset.store", "false") &&
+		  kafka_conf_set(conf, k->prog, "auto.offset.reset", "earliest") &&
+		  kafka_conf_set(conf, k->prog, "isolation.level", "read_committed") &&
+		  kafka_conf_set(conf, k->prog, "enable.partition.eof", "true") &&
+		  kafka_conf_set(conf, k->prog, "fetch.wait.max.ms", "50") &&
+		  kafka_conf_set(conf, k->prog, "allow.auto.create.topics", "false");
+	if (!ok) {
+		rd_kafka_conf_destroy(conf);
+		return false;
+	}
+	char err[1024];
+	watchdog_stage("reading the global tables");
+	k->global = stoat_global_open(k->app, k->state, k->tasks, conf, k->state_path, err, sizeof err);
+	if (!k->global) {
+		kafka_log(k, "error: %s", err);
+		return false;
+	}
+	int64_t start = stoat_now_ms();
+	if (!stoat_global_bootstrap(k->global, &kafka_stop_requested, err, sizeof err)) {
+		if (!kafka_stop_requested)
+			kafka_log(k, "error: %s", err);
+		return false;
+	}
+	kafka_log(k, "global tables: %" PRIu64 " records applied in %" PRId64 " ms, up to the end offsets read at "
+		  "start-up", stoat_global_applied(k->global), stoat_now_ms() - start);
+	watchdog_stage("starting");
+	return true;
+}
+
 static bool cooperative_sticky(rd_kafka_t *rk)
 {
 	char v[512];
@@ -551,9 +604,15 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		status = kafka_stop_requested && !k->fatal ? STOAT_EXIT_OK : STOAT_EXIT_IO;
 		goto out;
 	}
+	if (!open_global(k)) {
+		status = kafka_stop_requested && !k->fatal ? STOAT_EXIT_OK : STOAT_EXIT_IO;
+		goto out;
+	}
+	/* The group reads every topic but the global tables' (global.c reads those whole). */
 	rd_kafka_topic_partition_list_t *subs = rd_kafka_topic_partition_list_new((int)app->source_count);
 	for (size_t i = 0; i < app->source_count; i++)
-		rd_kafka_topic_partition_list_add(subs, app->sources[i].topic, RD_KAFKA_PARTITION_UA);
+		if (!app->sources[i].global)
+			rd_kafka_topic_partition_list_add(subs, app->sources[i].topic, RD_KAFKA_PARTITION_UA);
 	rd_kafka_resp_err_t err = rd_kafka_subscribe(k->consumer, subs);
 	rd_kafka_topic_partition_list_destroy(subs);
 	if (err) {
@@ -571,6 +630,19 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 
 	while (!kafka_stop_requested) {
 		ssize_t got = poll_once(k);
+		if (k->global && got >= 0 && !k->failed && !k->fatal) {
+			char gerr[512];
+			ssize_t applied = stoat_global_poll(k->global, gerr, sizeof gerr);
+			if (applied < 0) {
+				kafka_log(k, "error: %s", gerr);
+				k->failed = true;
+				break;
+			}
+			if (applied > 0) {
+				k->dirty = true;
+				got += applied;
+			}
+		}
 		int64_t now = stoat_now_ms();
 		if (got > 0) {
 			k->last_input_ms = now;
@@ -659,6 +731,11 @@ out:
 		kafka_purge_poll(k, 2000);
 		rd_kafka_queue_destroy(k->purge_results);
 	}
+	if (k->global) {
+		watchdog_stage("closing the global tables' reader");
+		stoat_global_close(k->global);
+		k->global = NULL;
+	}
 	if (k->restorer) {
 		watchdog_stage("closing the changelog reader");
 		rd_kafka_consumer_close(k->restorer);
@@ -712,6 +789,7 @@ out:
 	free(k->sink_topics);
 	free(k->changelog_topics);
 	free(k->transactional_id);
+	free(k->state_path);
 	free(k);
 	watchdog_stop();
 	return status;

@@ -669,6 +669,50 @@ static bool queue_before(const stoat_replay *r, size_t a, size_t b)
 	return x->line_no < y->line_no;
 }
 
+/* True when input queue q reads a global table's topic (kept out of the heap). */
+static bool queue_global(const stoat_replay *r, size_t q)
+{
+	return r->app->sources[r->queues[q].source].global;
+}
+
+/* True when the head of queue a was given before the head of queue b (file, then line). */
+static bool queue_given_before(const stoat_replay *r, size_t a, size_t b)
+{
+	const input_rec *x = &r->queues[a].recs[r->queues[a].next];
+	const input_rec *y = &r->queues[b].recs[r->queues[b].next];
+	if (x->input != y->input)
+		return x->input < y->input;
+	return x->line_no < y->line_no;
+}
+
+/*
+ * The global-table queue whose head was given first, if it comes before
+ * every other queue's head (global or not) in input order, else SIZE_MAX.
+ * Global tables' records are applied in input order, each before any
+ * record given after it, as piping them into TopologyTestDriver does
+ * (docs/replay-format.md): their timestamps play no part.
+ */
+static size_t global_next(const stoat_replay *r)
+{
+	size_t best = SIZE_MAX;
+	for (size_t q = 0; q < r->queue_count; q++)
+		if (queue_global(r, q) && r->queues[q].next < r->queues[q].count &&
+		    (best == SIZE_MAX || queue_given_before(r, q, best)))
+			best = q;
+	if (best != SIZE_MAX && r->heap_len > 0 && !queue_given_before(r, best, r->heap[0]))
+		return SIZE_MAX;
+	return best;
+}
+
+/* True when some global-table queue's head was given before queue q's head. */
+static bool global_before_queue(const stoat_replay *r, size_t q)
+{
+	for (size_t g = 0; g < r->queue_count; g++)
+		if (queue_global(r, g) && r->queues[g].next < r->queues[g].count && queue_given_before(r, g, q))
+			return true;
+	return false;
+}
+
 /* Adds input queue q (with records left) to the heap. */
 static void heap_push(stoat_replay *r, size_t q)
 {
@@ -796,23 +840,43 @@ static int replay_loop(stoat_replay *r)
 		if (!input_scan(r, i))
 			return STOAT_EXIT_IO;
 	r->heap = stoat_xcalloc(r->queue_count ? r->queue_count : 1, sizeof *r->heap);
-	for (size_t q = 0; q < r->queue_count; q++)
-		heap_push(r, q);
-	while (r->heap_len > 0) {
-		size_t qi = heap_pop(r);
+	size_t nglobal = 0;
+	for (size_t q = 0; q < r->queue_count; q++) {
+		if (queue_global(r, q))
+			nglobal++;
+		else
+			heap_push(r, q);
+	}
+	for (;;) {
+		size_t gi = nglobal ? global_next(r) : SIZE_MAX;
+		if (gi == SIZE_MAX && r->heap_len == 0)
+			break;
+		size_t qi = gi != SIZE_MAX ? gi : heap_pop(r);
 		input_queue *q = &r->queues[qi];
 		size_t n = 0;
 		bool bad = false;
-		do {
-			if (!take_head(r, q, &r->batch[n], &r->batch_partition_given[n])) {
-				bad = true;
-				break;
-			}
-			n++;
-		} while (n < r->opt->batch_max && q->next < q->count &&
-			 (r->heap_len == 0 || queue_before(r, qi, r->heap[0])));
-		if (q->next < q->count)
-			heap_push(r, qi);
+		if (gi != SIZE_MAX) {
+			/* A global table's records, while they come first in input order. */
+			do {
+				if (!take_head(r, q, &r->batch[n], &r->batch_partition_given[n])) {
+					bad = true;
+					break;
+				}
+				n++;
+			} while (n < r->opt->batch_max && q->next < q->count && global_next(r) == qi);
+		} else {
+			do {
+				if (!take_head(r, q, &r->batch[n], &r->batch_partition_given[n])) {
+					bad = true;
+					break;
+				}
+				n++;
+			} while (n < r->opt->batch_max && q->next < q->count &&
+				 (r->heap_len == 0 || queue_before(r, qi, r->heap[0])) &&
+				 (nglobal == 0 || !global_before_queue(r, qi)));
+			if (q->next < q->count)
+				heap_push(r, qi);
+		}
 
 		stoat_ctx *cx = &r->tasks[q->source];
 		if (n > 0)

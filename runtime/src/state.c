@@ -344,7 +344,8 @@ bool stoat_part_write(stoat_ctx *cx, stoat_store_part *p, stoat_str key, stoat_s
 		stoat_mem_map_put(&p->pending, key, value, value.ptr == NULL);
 	}
 	const stoat_driver_ops *ops = st->driver->ops;
-	if (ops && ops->changelog_write)
+	/* A global table's store has no changelog: its source topic is one. */
+	if (ops && ops->changelog_write && !st->app->stores[p->store].global)
 		return ops->changelog_write(st->driver, cx, p, key, value);
 	return true;
 }
@@ -560,8 +561,8 @@ stoat_store_part *stoat_state_part_of(stoat_ctx *cx, int store)
 		return NULL;
 	}
 	int32_t partition = cx->msg ? cx->msg->partition : 0;
-	if (partition < 0)
-		partition = 0;
+	if (partition < 0 || st->app->stores[store].global)
+		partition = 0; /* a global table's store holds every partition in one */
 	if (partition < st->part_caps[store] && st->parts[store][partition])
 		return st->parts[store][partition];
 	/* The Kafka driver opens (and restores) partitions on assignment. */

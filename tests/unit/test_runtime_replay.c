@@ -152,8 +152,8 @@ static void p1_counts(stoat_ctx *cx, const stoat_msg *msgs, size_t n)
 }
 
 static const stoat_source test_sources[] = {
-	{ "orders", "orders", STOAT_FMT_TEXT, STOAT_FMT_JSON, STOAT_POLICY_DEFAULT, p0_orders, NULL, false, NULL, 0, 0 },
-	{ "counts", "counts", STOAT_FMT_I32, STOAT_FMT_I64, STOAT_POLICY_DEFAULT, p1_counts, NULL, false, NULL, 0, 0 },
+	{ "orders", "orders", STOAT_FMT_TEXT, STOAT_FMT_JSON, STOAT_POLICY_DEFAULT, p0_orders, NULL, false, NULL, 0, 0, false },
+	{ "counts", "counts", STOAT_FMT_I32, STOAT_FMT_I64, STOAT_POLICY_DEFAULT, p1_counts, NULL, false, NULL, 0, 0, false },
 };
 
 static const stoat_sink test_sinks[] = {

@@ -273,6 +273,12 @@ typedef struct stoat_source {
 	const int *stores;
 	size_t store_count;
 	int subtopology; /* its task's sub-topology (stream time is per task) */
+	/*
+	 * A global table's topic: every partition feeds one store that every
+	 * instance keeps whole (its store has .global set); no changelog, the
+	 * topic is restored from.  Its records never produce output.
+	 */
+	bool global;
 } stoat_source;
 
 typedef struct stoat_sink {
@@ -340,6 +346,12 @@ typedef struct stoat_store_desc {
 	int64_t segment_ms;
 	bool time_index;
 	int64_t window_retention_ms;
+	/*
+	 * A global table's store: one partition (0) holding every partition
+	 * of its source topic, written without a changelog (the source topic
+	 * is its changelog).
+	 */
+	bool global;
 } stoat_store_desc;
 
 /*
