@@ -41,8 +41,15 @@ static void emit_lookup(Gen *g, IrNode *n, IrNode *table, CVar *kv, bool nullabl
 	pr(g->out, "stoat_str stored%d;\n", n->id);
 	const char *into = nullable ? xasprintf("t%d.v", n->id) : xasprintf("t%d", n->id);
 	const char *found = nullable ? xasprintf("t%d.has", n->id) : xasprintf("found%d", n->id);
-	pr(g->out, "%s%s = stoat_store_get(cx, %d, stoat_buf_str(&cx->key_buf), &stored%d);\n",
-	   nullable ? "" : "bool ", found, table->store, n->id);
+	if (table->versioned)
+		/* A versioned table: its value as of the stream record's time (KIP-914). */
+		pr(g->out,
+		   "%s%s = stoat_versioned_get(cx, %d, INT64_C(%lld), stoat_buf_str(&cx->key_buf), cx->timestamp, "
+		   "&stored%d) > 0;\n",
+		   nullable ? "" : "bool ", found, table->versions_store, (long long)table->history_ms, n->id);
+	else
+		pr(g->out, "%s%s = stoat_store_get(cx, %d, stoat_buf_str(&cx->key_buf), &stored%d);\n",
+		   nullable ? "" : "bool ", found, table->store, n->id);
 	emit_error_check(g);
 	if (nullable) {
 		pr(g->out, "if (%s && !%s(cx, stored%d, &%s))\n", found, read_fn, n->id, into);

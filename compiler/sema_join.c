@@ -479,6 +479,25 @@ static IrNode *check_stream_stream_join(Sema *sema, IrNode *parent, Node *step, 
 }
 
 /*
+ * grace D in a stream-table join (KIP-923, Joined.withGracePeriod): Kafka
+ * Streams refuses it unless the table is versioned (its as-of lookups are
+ * what a stream record held back for D still needs).  The grace buffer
+ * itself is not built yet: a versioned table's join says so.
+ */
+static void check_table_grace(Node *a, IrNode *table, const OpInfo *op)
+{
+	if (!table->versioned) {
+		error_hint(a->span,
+		           "declare the table versioned: table t versioned(history = 1h): K -> V from \"topic\"; "
+		           "(its history at least the grace)",
+		           "%s with a grace period needs a versioned table, and this one is not", op->name);
+		return;
+	}
+	error_hint(a->span, "join without a grace period: a versioned table is looked up as of each record's time",
+	           "a grace period for a stream-table join (KIP-923) is not available yet");
+}
+
+/*
  * join(table, joiner) / left_join(table, joiner) on a stream: each record
  * of the stream looks its key up in the table's store as it is when the
  * record is processed (Kafka Streams' KStreamKTableJoin); a table update
@@ -503,6 +522,10 @@ IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int
 	}
 	/* The shapes of the join kinds to come (docs/language.md, Joins): said, not yet checked. */
 	for (Node *a = step->list; a; a = a->next) {
+		if (a->kind == N_WINDOW_ARG && other && other->table && strcmp(a->name, "grace") == 0) {
+			check_table_grace(a, other, op);
+			return NULL;
+		}
 		if (a->kind == N_WINDOW_ARG) {
 			error_hint(a->span, "a stream joins a table with join(t, (v, x) => ...): the table's current value",
 			           "'%s' is for windowed stream-stream joins (and a versioned table's grace), which are not "
