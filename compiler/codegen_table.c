@@ -616,7 +616,6 @@ void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
  */
 static void emit_versioned_put(Gen *g, IrNode *src, CVar *k, const char *value)
 {
-	Store *vs = &g->topo->stores[src->versions_store];
 	char *key_fn = need(g, H_STORE_KEY, src->key, FMT_JSON);
 	pr(g->out, "cx->key_buf.len = 0;\n%s(&cx->key_buf, &%s);\n", key_fn, use(k));
 	pr(g->out, "stoat_str vk%d = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->key_buf));\n", src->id);
@@ -625,7 +624,7 @@ static void emit_versioned_put(Gen *g, IrNode *src, CVar *k, const char *value)
 	emit_error_check(g);
 	pr(g->out, "if (ver%d == STOAT_VERSIONED_DROPPED) {\n", src->id);
 	pr_nested(g->out, "stoat_record_dropped(cx, \"expired: older than the history of versioned table %s\");\n",
-	          vs->name);
+	          g->topo->stores[src->store].name);
 	pr_nested(g->out, "continue;\n");
 	pr(g->out, "}\n");
 }

@@ -91,15 +91,18 @@ int stoat_versioned_get(stoat_ctx *cx, int store, int64_t history, stoat_str key
 	int64_t *observed = stoat_window_stream_time(cx, store);
 	if (!observed)
 		return -1;
-	/* Kafka Streams: an as-of below observed - history finds nothing. */
-	if (*observed >= 0 && as_of < *observed - history)
-		return 0;
+	/*
+	 * Kafka Streams (RocksDBVersionedStore.get): an as-of below observed -
+	 * history finds only the key's latest version (which never expires),
+	 * when it is valid then.
+	 */
+	bool expired = *observed >= 0 && as_of < *observed - history;
 	int64_t start, end;
 	stoat_str bytes;
 	bool found = version_after(cx, store, key, as_of, &start, &end, &bytes);
 	if (cx->error)
 		return -1;
-	if (!found || start > as_of || bytes.len == 0 || bytes.ptr[0] != 1)
+	if (!found || start > as_of || (expired && end != INT64_MAX) || bytes.len == 0 || bytes.ptr[0] != 1)
 		return 0;
 	*value = (stoat_str){ bytes.ptr + 1, bytes.len - 1 };
 	return 1;

@@ -643,7 +643,8 @@ void stoat_window_iter_close(stoat_window_iter *it);
  * STOAT_VERSIONED_OLDER when a later one exists, and -1 after an error
  * (cx->error).  stoat_versioned_get finds key's value as of as_of: 1 and
  * *value (in cx->arena) when a value was valid then, 0 for none (a
- * tombstone, no version, or as_of < observed - history), -1 after an error.
+ * tombstone, no version, or as_of < observed - history unless the key's
+ * latest version is valid at as_of: it never expires), -1 after an error.
  */
 enum { STOAT_VERSIONED_DROPPED = 0, STOAT_VERSIONED_LATEST = 1, STOAT_VERSIONED_OLDER = 2 };
 int stoat_versioned_put(stoat_ctx *cx, int store, int64_t history, stoat_str key, int64_t ts, const stoat_str *value);
