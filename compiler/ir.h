@@ -112,6 +112,12 @@ typedef struct JoinSpec {
 	int64_t before, after, grace;
 	int store;
 	/*
+	 * JOIN_STREAM_TABLE with grace D (KIP-923, a versioned table): grace
+	 * is D and store the join's buffer (set by the plan), a window store
+	 * of the records held back: window [arrival, ts] of key bytes.
+	 */
+	bool has_grace;
+	/*
 	 * left_join / outer_join: the window store both sides share of the
 	 * records still waiting for a partner (Kafka Streams' outer store):
 	 * windows [n, t] of key [side][key] (side 0 right, 1 left), so that a

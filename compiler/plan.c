@@ -374,6 +374,33 @@ static void plan_fk_store(Topology *t, IrNode *n)
 }
 
 /*
+ * The buffer of a stream-table join with grace (KIP-923, Kafka Streams'
+ * <join>-Buffer, a changelogged RocksDBTimeOrderedKeyValueBuffer): the
+ * stream records held back, windows [arrival number, ts] of their key
+ * bytes, so that a scan by end (the time index) comes in Kafka Streams'
+ * order (timestamp, key bytes, arrival).  Named <stream>-buffer after the
+ * stream the join defines, or join-<line>-buffer; its records leave only
+ * when released, never by retention.  No downstream of its own.
+ */
+static void plan_buffer_store(Topology *t, IrNode *n)
+{
+	const char *base = n->binding ? n->binding : xasprintf("join-%d", n->span.line);
+	char *name = xasprintf("%s-buffer", base);
+	n->join->store = t->nstores;
+	t->stores = xrealloc(t->stores, sizeof *t->stores * (size_t)(t->nstores + 1));
+	t->stores[t->nstores++] = (Store){
+		.name = name,
+		.node = n,
+		.changelog = xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", name),
+		.window = true,
+		.retention_ms = INT64_MAX / 4,
+		.segment_ms = 86400000,
+		.window_retention_ms = INT64_MAX / 4,
+		.time_index = true,
+	};
+}
+
+/*
  * The versions of a versioned table (runtime versioned.c): a window store
  * per key version, named <table>-versions, whose windows expire history
  * past their end (a version's valid-to) and whose changelog is never cut
@@ -415,6 +442,10 @@ static void plan_stores(Topology *t)
 		}
 		if (n->kind == IR_JOIN && n->join->kind == JOIN_FOREIGN_KEY && n->join->side == FK_RECV) {
 			plan_fk_store(t, n);
+			continue;
+		}
+		if (n->kind == IR_JOIN && n->join->kind == JOIN_STREAM_TABLE && n->join->has_grace) {
+			plan_buffer_store(t, n);
 			continue;
 		}
 		if (!n->has_store)
@@ -526,6 +557,8 @@ static void collect_stores(IrNode *n, bool *seen, bool *stores, bool *reads)
 		reads[n->join->table->versions_store] = true;
 	if (n->versioned)
 		stores[n->versions_store] = true;
+	if (n->join && n->join->kind == JOIN_STREAM_TABLE && n->join->has_grace)
+		stores[n->join->store] = true;
 	if (n->join && n->join->kind == JOIN_STREAM_STREAM) {
 		stores[n->join->store] = true;
 		reads[n->join->peer->join->store] = true;

@@ -1,5 +1,6 @@
 /*
- * versioned.c - the history of a versioned table (KIP-889/914): every
+ * versioned.c - the history of a versioned table (KIP-889/914), and the
+ * arrival counter of a stream-table join's grace buffer (KIP-923): every
  * version of each key, for as-of lookups, in a window store of its own
  * (compiler/plan.c: <table>-versions) on top of window_store.c.
  *
@@ -106,4 +107,24 @@ int stoat_versioned_get(stoat_ctx *cx, int store, int64_t history, stoat_str key
 		return 0;
 	*value = (stoat_str){ bytes.ptr + 1, bytes.len - 1 };
 	return 1;
+}
+
+/* The metadata key of a grace buffer's arrival counter (window_store.c: 00 keys are generated code's). */
+static const char ARRIVAL_KEY[] = "\0arrival";
+
+/* See runtime.h: the counter, 8 bytes big-endian, kept and logged in the buffer itself. */
+int64_t stoat_grace_next_arrival(stoat_ctx *cx, int store)
+{
+	stoat_str key = { ARRIVAL_KEY, sizeof ARRIVAL_KEY - 1 }, old;
+	uint64_t n = 0;
+	if (stoat_store_get(cx, store, key, &old) && old.len == 8)
+		for (int i = 0; i < 8; i++)
+			n = n << 8 | (unsigned char)old.ptr[i];
+	if (cx->error)
+		return -1;
+	char *b = stoat_arena_alloc(&cx->arena, 8);
+	for (int i = 0; i < 8; i++)
+		b[i] = (char)((n + 1) >> (56 - 8 * i));
+	stoat_store_put_quiet(cx, store, key, (stoat_str){ b, 8 });
+	return (int64_t)n;
 }

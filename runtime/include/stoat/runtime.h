@@ -649,6 +649,13 @@ void stoat_window_iter_close(stoat_window_iter *it);
 enum { STOAT_VERSIONED_DROPPED = 0, STOAT_VERSIONED_LATEST = 1, STOAT_VERSIONED_OLDER = 2 };
 int stoat_versioned_put(stoat_ctx *cx, int store, int64_t history, stoat_str key, int64_t ts, const stoat_str *value);
 int stoat_versioned_get(stoat_ctx *cx, int store, int64_t history, stoat_str key, int64_t as_of, stoat_str *value);
+/*
+ * A stream-table join's grace buffer (KIP-923): the arrival number of the
+ * next record put into window store `store` (0, 1, ...; kept in the store,
+ * so it survives a restore), which orders records of equal timestamp and
+ * key; -1 after an error.
+ */
+int64_t stoat_grace_next_arrival(stoat_ctx *cx, int store);
 
 /*
  * A session a record merges with (generated code for session windows):
