@@ -562,6 +562,19 @@ static void emit_table_map_values(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar 
  */
 static void emit_change_node(Gen *g, IrNode *n, IrNode *from, CVar *k, CVar *old_v, CVar *new_v)
 {
+	/*
+	 * An out-of-order update of a versioned table (isLatest false): Kafka
+	 * Streams' table-table joins drop it (counted), and so do a table's
+	 * re-keying for aggregation and a foreign-key join's sides (silently);
+	 * to_stream, filter and map_values pass it on.
+	 */
+	if (g->not_latest && n->kind == IR_JOIN) {
+		if (n->join->kind != JOIN_FOREIGN_KEY)
+			pr(g->out, "stoat_record_dropped(cx, \"out-of-order update of a versioned table for a table-table join\");\n");
+		return;
+	}
+	if (g->not_latest && n->kind == IR_REGROUP)
+		return;
 	switch (n->kind) {
 	case IR_JOIN:
 		emit_table_join(g, n, from, k, old_v, new_v);
@@ -610,9 +623,9 @@ void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
  * table's versions (value NULL, or the bytes of v in the store value
  * layout), as KTableSource does with a versioned store: a version older
  * than observed stream time - history is dropped (counted; Kafka Streams'
- * expired-record sensor), one with a later version is stored but changes
- * nothing else (not passed on: out-of-order updates are not forwarded
- * yet), and the key's latest version goes on as a table's update does.
+ * expired-record sensor), one with a later version is stored and passed
+ * on as out of order (emit_not_latest), and the key's latest version goes
+ * on as a table's update does.
  */
 static void emit_versioned_put(Gen *g, IrNode *src, CVar *k, const char *value)
 {
@@ -626,6 +639,30 @@ static void emit_versioned_put(Gen *g, IrNode *src, CVar *k, const char *value)
 	pr_nested(g->out, "stoat_record_dropped(cx, \"expired: older than the history of versioned table %s\");\n",
 	          g->topo->stores[src->store].name);
 	pr_nested(g->out, "continue;\n");
+	pr(g->out, "}\n");
+}
+
+/*
+ * An out-of-order update of a versioned table (a version older than the
+ * key's latest, KTableSource's isLatest = false): passed on inline, as
+ * the change (the key's latest value, new_v), to what follows the table
+ * except table-table joins, group_by and foreign-key joins, which drop it
+ * (emit_change_node).  Not through the store (nothing of it is cached).
+ */
+static void emit_not_latest(Gen *g, IrNode *src, CVar *k, const char *new_v)
+{
+	if (src->nchildren == 0)
+		return;
+	pr(g->out, "if (ver%d == STOAT_VERSIONED_OLDER) {\n", src->id);
+	pr_indent(g->out);
+	emit_store_read(g, src, k);
+	const char *vt = type_c(ty_nullable(src->val));
+	pr(g->out, "%s nl%d = %s;\n", vt, src->id, new_v);
+	bool was = g->not_latest;
+	g->not_latest = true;
+	emit_change_children(g, src, k, cvar(xasprintf("old%d", src->id)), cvar(xasprintf("nl%d", src->id)));
+	g->not_latest = was;
+	pr_dedent(g->out);
 	pr(g->out, "}\n");
 }
 
@@ -651,6 +688,7 @@ static void emit_versioned_source(Gen *g, IrNode *src, CVar *k, CVar *v)
 	emit_fk_absent_tombstone(g, src, k);
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
+	emit_not_latest(g, src, k, xasprintf("((%s){ .has = false })", type_c(ty_nullable(src->val))));
 	pr_dedent(g->out);
 	pr(g->out, "} else {\n");
 	pr_indent(g->out);
@@ -668,6 +706,7 @@ static void emit_versioned_source(Gen *g, IrNode *src, CVar *k, CVar *v)
 	emit_store_put(g, src, k, use(v));
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
+	emit_not_latest(g, src, k, xasprintf("((%s){ .has = true, .v = %s })", type_c(ty_nullable(src->val)), use(v)));
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
 }
