@@ -658,6 +658,7 @@ static void emit_not_latest(Gen *g, IrNode *src, CVar *k, const char *new_v)
 	emit_store_read(g, src, k);
 	const char *vt = type_c(ty_nullable(src->val));
 	pr(g->out, "%s nl%d = %s;\n", vt, src->id, new_v);
+	pr(g->out, "(void)old%d; /* unused when every child drops the update */\n(void)nl%d;\n", src->id, src->id);
 	bool was = g->not_latest;
 	g->not_latest = true;
 	emit_change_children(g, src, k, cvar(xasprintf("old%d", src->id)), cvar(xasprintf("nl%d", src->id)));
