@@ -112,6 +112,7 @@ struct Node {
 	Node *timestamp;  /* N_SOURCE: timestamp <lambda>, the event-time extractor;
 	                     N_TO: the output timestamp; or NULL */
 	Node *place;      /* table N_SOURCE and N_STREAM_DEF: in <place> (N_IDENT) or NULL */
+	Node *versioned;  /* table N_SOURCE: versioned(history = D) (N_WINDOW_ARG, grammar/stoat.y) or NULL */
 	bool int_literal_overflow; /* N_INT: 9223372036854775808 (ival INT64_MIN) not negated: too large */
 	int depth;        /* expression nesting: 1 + the deepest child's (see MAX_EXPR_DEPTH) */
 	Node *tail;       /* the head of a list: its last item, or a node before it (node_append) */

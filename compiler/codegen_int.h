@@ -81,6 +81,7 @@ typedef struct Gen {
 	bool in_segment;     /* in a merge segment: fail is return false */
 	int loop_depth;      /* inside a flat_map loop */
 	bool tail;           /* nothing follows the current node in its loop */
+	bool not_latest;     /* emitting a versioned table's out-of-order update (codegen_table.c) */
 	bool uses_fail;      /* the current function jumps to fail */
 	bool wrote_line;     /* the current function has a #line into the .stoat file */
 	IrNode *source;      /* the source of the current pipeline */

@@ -562,6 +562,19 @@ static void emit_table_map_values(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar 
  */
 static void emit_change_node(Gen *g, IrNode *n, IrNode *from, CVar *k, CVar *old_v, CVar *new_v)
 {
+	/*
+	 * An out-of-order update of a versioned table (isLatest false): Kafka
+	 * Streams' table-table joins drop it (counted), and so do a table's
+	 * re-keying for aggregation and a foreign-key join's sides (silently);
+	 * to_stream, filter and map_values pass it on.
+	 */
+	if (g->not_latest && n->kind == IR_JOIN) {
+		if (n->join->kind != JOIN_FOREIGN_KEY)
+			pr(g->out, "stoat_record_dropped(cx, \"out-of-order update of a versioned table for a table-table join\");\n");
+		return;
+	}
+	if (g->not_latest && n->kind == IR_REGROUP)
+		return;
 	switch (n->kind) {
 	case IR_JOIN:
 		emit_table_join(g, n, from, k, old_v, new_v);
@@ -606,6 +619,100 @@ void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v)
 }
 
 /*
+ * Records the version of key k from the record's time in a versioned
+ * table's versions (value NULL, or the bytes of v in the store value
+ * layout), as KTableSource does with a versioned store: a version older
+ * than observed stream time - history is dropped (counted; Kafka Streams'
+ * expired-record sensor), one with a later version is stored and passed
+ * on as out of order (emit_not_latest), and the key's latest version goes
+ * on as a table's update does.
+ */
+static void emit_versioned_put(Gen *g, IrNode *src, CVar *k, const char *value)
+{
+	char *key_fn = need(g, H_STORE_KEY, src->key, FMT_JSON);
+	pr(g->out, "cx->key_buf.len = 0;\n%s(&cx->key_buf, &%s);\n", key_fn, use(k));
+	pr(g->out, "stoat_str vk%d = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->key_buf));\n", src->id);
+	pr(g->out, "int ver%d = stoat_versioned_put(cx, %d, INT64_C(%lld), vk%d, cx->timestamp, %s);\n", src->id,
+	   src->versions_store, (long long)src->history_ms, src->id, value);
+	emit_error_check(g);
+	pr(g->out, "if (ver%d == STOAT_VERSIONED_DROPPED) {\n", src->id);
+	pr_nested(g->out, "stoat_record_dropped(cx, \"expired: older than the history of versioned table %s\");\n",
+	          g->topo->stores[src->store].name);
+	pr_nested(g->out, "continue;\n");
+	pr(g->out, "}\n");
+}
+
+/*
+ * An out-of-order update of a versioned table (a version older than the
+ * key's latest, KTableSource's isLatest = false): passed on inline, as
+ * the change (the key's latest value, new_v), to what follows the table
+ * except table-table joins, group_by and foreign-key joins, which drop it
+ * (emit_change_node).  Not through the store (nothing of it is cached).
+ */
+static void emit_not_latest(Gen *g, IrNode *src, CVar *k, const char *new_v)
+{
+	if (src->nchildren == 0)
+		return;
+	pr(g->out, "if (ver%d == STOAT_VERSIONED_OLDER) {\n", src->id);
+	pr_indent(g->out);
+	emit_store_read(g, src, k);
+	const char *vt = type_c(ty_nullable(src->val));
+	pr(g->out, "%s nl%d = %s;\n", vt, src->id, new_v);
+	pr(g->out, "(void)old%d; /* unused when every child drops the update */\n(void)nl%d;\n", src->id, src->id);
+	bool was = g->not_latest;
+	g->not_latest = true;
+	emit_change_children(g, src, k, cvar(xasprintf("old%d", src->id)), cvar(xasprintf("nl%d", src->id)));
+	g->not_latest = was;
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+}
+
+/*
+ * A versioned table's record (KIP-889): its version goes into the
+ * table's versions (emit_versioned_put), then, when it is the key's
+ * latest, into the store of latest values and on downstream as for any
+ * table (a null value deletes its key).
+ */
+static void emit_versioned_source(Gen *g, IrNode *src, CVar *k, CVar *v)
+{
+	Store *st = &g->topo->stores[src->store];
+	op_comment(g, src,
+	           xasprintf("versioned table %s (history %lld ms): every version per key; the latest goes on", st->name,
+	                     (long long)src->history_ms));
+	pr(g->out, "if (!m->value.ptr) {\n");
+	pr_indent(g->out);
+	emit_versioned_put(g, src, k, "NULL");
+	pr(g->out, "if (ver%d == STOAT_VERSIONED_LATEST) {\n", src->id);
+	pr_indent(g->out);
+	emit_store_read(g, src, k);
+	emit_store_delete(g, src, k);
+	emit_fk_absent_tombstone(g, src, k);
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	emit_not_latest(g, src, k, xasprintf("((%s){ .has = false })", type_c(ty_nullable(src->val))));
+	pr_dedent(g->out);
+	pr(g->out, "} else {\n");
+	pr_indent(g->out);
+	char *dv = need(g, H_DECODE, src->val, src->value_format);
+	char *put_fn = need(g, H_STORE_VALUE_PUT, src->val, FMT_JSON);
+	pr(g->out, "%s %s;\n", type_c(src->val), v->c);
+	pr(g->out, "if (!%s(cx, m->value, \"value\", &%s))\n", dv, v->c);
+	pr_nested(g->out, "%s;\n", fail_stmt(g));
+	pr(g->out, "cx->value_buf.len = 0;\n%s(&cx->value_buf, &%s);\n", put_fn, use(v));
+	pr(g->out, "stoat_str vb%d = stoat_arena_strdup(&cx->arena, stoat_buf_str(&cx->value_buf));\n", src->id);
+	emit_versioned_put(g, src, k, xasprintf("&vb%d", src->id));
+	pr(g->out, "if (ver%d == STOAT_VERSIONED_LATEST) {\n", src->id);
+	pr_indent(g->out);
+	emit_store_read(g, src, k);
+	emit_store_put(g, src, k, use(v));
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	emit_not_latest(g, src, k, xasprintf("((%s){ .has = true, .v = %s })", type_c(ty_nullable(src->val)), use(v)));
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+}
+
+/*
  * table NAME: K -> V from "topic": records with a null key are dropped; a
  * null value deletes its key (if it has a value), any other is the key's
  * new value.  The change goes on through after_<table>.
@@ -623,6 +730,10 @@ void emit_table_source(Gen *g, IrNode *src, CVar *k, CVar *v)
 	pr(g->out, "if (!%s(cx, m->key, \"key\", &%s))\n", dk, k->c);
 	pr_nested(g->out, "%s;\n", fail_stmt(g));
 	emit_source_time_check(g);
+	if (src->versioned) {
+		emit_versioned_source(g, src, k, v);
+		return;
+	}
 	op_comment(g, src, xasprintf("table %s: the latest value per key; a null value deletes its key", st->name));
 	emit_store_read(g, src, k);
 	pr(g->out, "if (!m->value.ptr) {\n");

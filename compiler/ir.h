@@ -114,6 +114,12 @@ typedef struct JoinSpec {
 	int64_t before, after, grace;
 	int store;
 	/*
+	 * JOIN_STREAM_TABLE with grace D (KIP-923, a versioned table): grace
+	 * is D and store the join's buffer (set by the plan), a window store
+	 * of the records held back: window [arrival, ts] of key bytes.
+	 */
+	bool has_grace;
+	/*
 	 * left_join / outer_join: the window store both sides share of the
 	 * records still waiting for a partner (Kafka Streams' outer store):
 	 * windows [n, t] of key [side][key] (side 0 right, 1 left), so that a
@@ -190,6 +196,15 @@ struct IrNode {
 	                       aggregate of two sessions a record merges (Kafka Streams' Merger) */
 	Node **adders;      /* IR_COGROUP: the adder of each parent, in parent order */
 	int store;          /* has_store: index into Topology.stores (set by the plan) */
+	/*
+	 * A versioned table from a topic (table t versioned(history = D)):
+	 * versioned is set, history_ms its history, and versions_store (set by
+	 * the plan) its window store of every key's versions (runtime
+	 * versioned.c), besides the key-value store of its latest values.
+	 */
+	bool versioned;
+	int64_t history_ms;
+	int versions_store;
 	IrNode *peer;       /* internal: the source of a sink, the sink of a source */
 	Policy policy;      /* IR_SOURCE */
 	char *dlq_topic;    /* IR_SOURCE with POLICY_DLQ */
@@ -223,6 +238,9 @@ typedef struct Store {
 	bool window;
 	int64_t retention_ms, segment_ms, window_retention_ms;
 	bool time_index;
+	/* The versions of a versioned table (node->versioned): written and read by
+	 * runtime versioned.c, with no downstream of its own. */
+	bool versions;
 } Store;
 
 typedef struct Topology {

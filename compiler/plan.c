@@ -374,6 +374,59 @@ static void plan_fk_store(Topology *t, IrNode *n)
 }
 
 /*
+ * The buffer of a stream-table join with grace (KIP-923, Kafka Streams'
+ * <join>-Buffer, a changelogged RocksDBTimeOrderedKeyValueBuffer): the
+ * stream records held back, windows [arrival number, ts] of their key
+ * bytes, so that a scan by end (the time index) comes in Kafka Streams'
+ * order (timestamp, key bytes, arrival).  Named <stream>-buffer after the
+ * stream the join defines, or join-<line>-buffer; its records leave only
+ * when released, never by retention.  No downstream of its own.
+ */
+static void plan_buffer_store(Topology *t, IrNode *n)
+{
+	const char *base = n->binding ? n->binding : xasprintf("join-%d", n->span.line);
+	char *name = xasprintf("%s-buffer", base);
+	n->join->store = t->nstores;
+	t->stores = xrealloc(t->stores, sizeof *t->stores * (size_t)(t->nstores + 1));
+	t->stores[t->nstores++] = (Store){
+		.name = name,
+		.node = n,
+		.changelog = xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", name),
+		.window = true,
+		.retention_ms = INT64_MAX / 4,
+		.segment_ms = 86400000,
+		.window_retention_ms = INT64_MAX / 4,
+		.time_index = true,
+	};
+}
+
+/*
+ * The versions of a versioned table (runtime versioned.c): a window store
+ * per key version, named <table>-versions, whose windows expire history
+ * past their end (a version's valid-to) and whose changelog is never cut
+ * by time (a key's latest version, valid to the end of time, stays until
+ * replaced), in memory when the table is.
+ */
+static void plan_versions_store(Topology *t, IrNode *n, const char *table)
+{
+	char *name = xasprintf("%s-versions", table);
+	int64_t h = n->history_ms;
+	n->versions_store = t->nstores;
+	t->stores = xrealloc(t->stores, sizeof *t->stores * (size_t)(t->nstores + 1));
+	t->stores[t->nstores++] = (Store){
+		.name = name,
+		.node = n,
+		.changelog = xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", name),
+		.in_memory = n->in_memory,
+		.window = true,
+		.retention_ms = h,
+		.segment_ms = h / 2 > 60000 ? h / 2 : 60000,
+		.window_retention_ms = INT64_MAX / 4,
+		.versions = true,
+	};
+}
+
+/*
  * A store per node that keeps a table, in node order: named after the
  * table being defined or store-<n>, with its changelog topic as the
  * runtime names it (reported if it is too long for Kafka) and the
@@ -391,6 +444,10 @@ static void plan_stores(Topology *t)
 			plan_fk_store(t, n);
 			continue;
 		}
+		if (n->kind == IR_JOIN && n->join->kind == JOIN_STREAM_TABLE && n->join->has_grace) {
+			plan_buffer_store(t, n);
+			continue;
+		}
 		if (!n->has_store)
 			continue;
 		char *name = n->binding ? xstrdup(n->binding) : xasprintf("store-%d", t->nstores + 1);
@@ -406,6 +463,8 @@ static void plan_stores(Topology *t)
 		};
 		if (n->window)
 			plan_window_store(&t->stores[t->nstores - 1], n->window);
+		if (n->versioned)
+			plan_versions_store(t, n, name);
 	}
 	name_stores(t);
 	for (int i = 0; i < t->nstores; i++) {
@@ -499,6 +558,12 @@ static void collect_stores(IrNode *n, bool *seen, bool *stores, bool *reads)
 	/* A global table's store is not the task's to restore: the runtime keeps it whole. */
 	if (n->join && n->join->table && n->join->kind != JOIN_STREAM_GLOBAL)
 		reads[n->join->table->store] = true;
+	if (n->join && n->join->table && n->join->table->versioned)
+		reads[n->join->table->versions_store] = true;
+	if (n->versioned)
+		stores[n->versions_store] = true;
+	if (n->join && n->join->kind == JOIN_STREAM_TABLE && n->join->has_grace)
+		stores[n->join->store] = true;
 	if (n->join && n->join->kind == JOIN_STREAM_STREAM) {
 		stores[n->join->store] = true;
 		reads[n->join->peer->join->store] = true;
@@ -569,7 +634,7 @@ static void plan_pipelines(Plan *pl)
 	for (int i = 0; i < t->nstores; i++) {
 		Store *st = &t->stores[i];
 		pl->after_pipeline[i] = pl->flush_pipeline[i] = pl->close_pipeline[i] = -1;
-		if (st->node->nchildren == 0 || !st->node->has_store)
+		if (st->node->nchildren == 0 || !st->node->has_store || st->versions)
 			continue;
 		if (st->window && st->node->window->emit_final) {
 			/* Emit final: closed windows, found by a scan after each update; no change goes on. */

@@ -564,6 +564,35 @@ static IrNode *check_global_join(Sema *sema, IrNode *parent, Node *step, const O
 }
 
 /*
+ * grace D in a stream-table join (KIP-923, Joined.withGracePeriod): Kafka
+ * Streams refuses it unless the table is versioned (its as-of lookups are
+ * what a stream record held back for D still needs), nor a grace longer
+ * than the table's history.
+ */
+static bool check_table_grace(Node *a, IrNode *table, const OpInfo *op)
+{
+	if (!table->versioned) {
+		error_hint(a->span,
+		           "declare the table versioned: table t versioned(history = 1h): K -> V from \"topic\"; "
+		           "(its history at least the grace)",
+		           "%s with a grace period needs a versioned table, and this one is not", op->name);
+		return false;
+	}
+	if (!a->a || a->c) {
+		error_hint(a->span, "write grace D, e.g. grace 1m", "a stream-table join's grace takes one duration");
+		return false;
+	}
+	if (a->a->ival > table->history_ms) {
+		/* Kafka Streams: "History retention must be at least grace period." */
+		error_hint(a->span, "shorten the grace, or lengthen the table's history",
+		           "the grace (%lld ms) is longer than versioned table '%s''s history (%lld ms)",
+		           (long long)a->a->ival, table->name ? table->name : "?", (long long)table->history_ms);
+		return false;
+	}
+	return true;
+}
+
+/*
  * join(table, joiner) / left_join(table, joiner) on a stream: each record
  * of the stream looks its key up in the table's store as it is when the
  * record is processed (Kafka Streams' KStreamKTableJoin); a table update
@@ -589,7 +618,18 @@ IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int
 			return check_global_join(sema, parent, step, op, other);
 	}
 	/* The shapes of the join kinds to come (docs/language.md, Joins): said, not yet checked. */
+	Node *grace = NULL;
 	for (Node *a = step->list; a; a = a->next) {
+		if (a->kind == N_WINDOW_ARG && other && other->table && !other->grouped && strcmp(a->name, "grace") == 0) {
+			if (grace) {
+				error_hint(a->span, "keep one grace D", "the join's grace is given twice");
+				return NULL;
+			}
+			if (!check_table_grace(a, other, op))
+				return NULL;
+			grace = a;
+			continue;
+		}
 		if (a->kind == N_WINDOW_ARG) {
 			error_hint(a->span, "a stream joins a table with join(t, (v, x) => ...): the table's current value",
 			           "'%s' is for windowed stream-stream joins (and a versioned table's grace), which are not "
@@ -603,12 +643,12 @@ IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int
 			return NULL;
 		}
 	}
-	if (nargs != 2) {
+	if (nargs != (grace ? 3 : 2)) {
 		error_hint(step->span, xasprintf("write %s(table, (v, t) => ...)", op->name), "%s takes 2 arguments, got %d",
 		           op->name, nargs);
 		return NULL;
 	}
-	Node *other_e = step->list, *fn = other_e->next;
+	Node *other_e = step->list, *fn = grace ? grace->next : other_e->next;
 	if (!other)
 		return NULL;
 	if (op->id == OPER_OUTER_JOIN) {
@@ -666,7 +706,7 @@ IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int
 	n->join = xcalloc(1, sizeof *n->join);
 	*n->join = (JoinSpec){
 		.kind = JOIN_STREAM_TABLE, .type = left ? JOIN_LEFT : JOIN_INNER, .table = other, .joiner = fn,
-		.other_span = other_e->span,
+		.other_span = other_e->span, .has_grace = grace != NULL, .grace = grace ? grace->a->ival : 0,
 	};
 	other->lookups = xrealloc(other->lookups, sizeof *other->lookups * (size_t)(other->nlookups + 1));
 	other->lookups[other->nlookups++] = n;

@@ -606,6 +606,35 @@ static bool ends_in_effect(Node *e)
 /* ------------------------------------------------------------------ */
 
 /*
+ * table name versioned(history = D): ...: a versioned table (KIP-889),
+ * which keeps every version of a key for D of its observed stream time so
+ * that a stream-table join looks it up as of the stream record's time.
+ * D is a duration (0s allowed, as Kafka Streams' non-negative history).
+ */
+static void check_versioning(Node *v, IrNode *src, const char *name)
+{
+	if (!v)
+		return;
+	if (strcmp(v->c->name, "versioned") != 0) {
+		error_hint(v->c->span, "write table NAME versioned(history = 1h): K -> V from \"topic\";",
+		           "unknown table option '%s'", v->c->name);
+		return;
+	}
+	if (strcmp(v->name, "history") != 0) {
+		error_hint(v->name_span, "write versioned(history = 1h): how long older versions are kept",
+		           "a versioned table takes 'history', not '%s'", v->name);
+		return;
+	}
+	if (v->a->kind != N_DURATION) {
+		error_hint(v->a->span, "write a duration literal such as 1h or 10m",
+		           "the history of versioned table '%s' must be a duration", name);
+		return;
+	}
+	src->versioned = true;
+	src->history_ms = v->a->ival;
+}
+
+/*
  * table name: K -> V from "topic": the latest value per key, in a store
  * named after the table.  A null value (a tombstone) deletes its key, so
  * V itself is never null; records with a null key are dropped.
@@ -631,6 +660,7 @@ static void check_table_source(Sema *sema, Node *it, IrNode *src)
 	add_store(sema, src);
 	sema->binding_name = NULL;
 	check_placement(it->place, src, it->name);
+	check_versioning(it->versioned, src, it->name);
 }
 
 /*
@@ -666,8 +696,15 @@ void check_source(Sema *sema, Node *it)
 		check_timestamp_extractor(sema, it, src);
 	if (it->ival)
 		check_table_source(sema, it, src);
-	if (it->ival == 2)
+	if (it->ival == 2) {
 		src->global = true; /* no co-partitioning, no changelog: sema_join.c, plan.c */
+		if (src->versioned) {
+			/* Kafka Streams' InternalStreamsBuilder: "GlobalTables cannot be versioned." */
+			error_hint(it->versioned->span, "drop versioned(...): a global table holds each key's latest value",
+			           "global table '%s' cannot be versioned", it->name);
+			src->versioned = false;
+		}
+	}
 	define_stream(sema, it->name, it->name_span, src, true);
 }
 

@@ -149,7 +149,7 @@ static Span span_before(SourceFile *src, Span at);
 %type <node> field_decl type source_decl source_opts format_spec format_name out_timestamp
 %type <node> policy stream_def extern_decl params param_list param extern_opts
 %type <node> stmt branches branch expr postfix primary expr_list args step
-%type <node> record_inits record_init_list record_init placement
+%type <node> record_inits record_init_list record_init placement versioning
 %type <node> step_args step_arg_list step_arg window_arg window_word
 %type <name> field_name app_name
 
@@ -322,49 +322,69 @@ source_decl
 		$$->len = $6.len;
 		$$->c = mk(ps, N_STR, @6);
 	}
-	| TABLE IDENT placement ':' type ARROW type FROM STRING source_opts ';' {
-		$$ = $10;
+	| TABLE IDENT placement versioning ':' type ARROW type FROM STRING source_opts ';' {
+		$$ = $11;
 		$$->span = SPAN(@$);
 		$$->name = $2;
 		$$->name_span = SPAN(@2);
 		$$->place = $3;
-		$$->a = $5;
-		$$->b = $7;
-		$$->str = $9.s;
-		$$->len = $9.len;
-		$$->c = mk(ps, N_STR, @9);
-		$$->ival = 1; /* a table */
-	}
-	| IDENT TABLE IDENT placement ':' type ARROW type FROM STRING source_opts ';' {
-		/* global table g: K -> V from "topic": ival 2 (a global table). */
-		if (strcmp($1, "global") != 0)
-			error_hint(SPAN(@1), "write 'global table NAME: K -> V from \"topic\";', or drop the word",
-			           "unexpected '%s' before 'table'", $1);
-		$$ = $11;
-		$$->span = SPAN(@$);
-		$$->name = $3;
-		$$->name_span = SPAN(@3);
-		$$->place = $4;
+		$$->versioned = $4;
 		$$->a = $6;
 		$$->b = $8;
 		$$->str = $10.s;
 		$$->len = $10.len;
 		$$->c = mk(ps, N_STR, @10);
+		$$->ival = 1; /* a table */
+	}
+	| IDENT TABLE IDENT placement versioning ':' type ARROW type FROM STRING source_opts ';' {
+		/* global table g: K -> V from "topic": ival 2 (a global table); sema refuses versioning. */
+		if (strcmp($1, "global") != 0)
+			error_hint(SPAN(@1), "write 'global table NAME: K -> V from \"topic\";', or drop the word",
+			           "unexpected '%s' before 'table'", $1);
+		$$ = $12;
+		$$->span = SPAN(@$);
+		$$->name = $3;
+		$$->name_span = SPAN(@3);
+		$$->place = $4;
+		$$->versioned = $5;
+		$$->a = $7;
+		$$->b = $9;
+		$$->str = $11.s;
+		$$->len = $11.len;
+		$$->c = mk(ps, N_STR, @11);
 		$$->ival = 2; /* a global table */
 	}
-	| TABLE IDENT placement ':' type FROM STRING source_opts ';' {
+	| TABLE IDENT placement versioning ':' type FROM STRING source_opts ';' {
 		/* Parsed so that sema can say a table needs a key type. */
-		$$ = $8;
+		$$ = $9;
 		$$->span = SPAN(@$);
 		$$->name = $2;
 		$$->name_span = SPAN(@2);
 		$$->place = $3;
+		$$->versioned = $4;
 		$$->a = NULL;
-		$$->b = $5;
-		$$->str = $7.s;
-		$$->len = $7.len;
-		$$->c = mk(ps, N_STR, @7);
+		$$->b = $6;
+		$$->str = $8.s;
+		$$->len = $8.len;
+		$$->c = mk(ps, N_STR, @8);
 		$$->ival = 1;
+	}
+	;
+
+/*
+ * A versioned table (KIP-889): table t versioned(history = 1h): ...; the
+ * word and the parameter are checked by sema (an N_WINDOW_ARG: c the
+ * word "versioned", name the parameter, a its value).
+ */
+versioning
+	: %empty { $$ = NULL; }
+	| IDENT '(' IDENT '=' expr ')' {
+		$$ = mk(ps, N_WINDOW_ARG, @$);
+		$$->c = mk(ps, N_IDENT, @1);
+		$$->c->name = $1;
+		$$->name = $3;
+		$$->name_span = SPAN(@3);
+		$$->a = $5;
 	}
 	;
 

@@ -645,6 +645,31 @@ bool stoat_window_next(stoat_window_iter *it, stoat_str *key, int64_t *start, in
 void stoat_window_iter_close(stoat_window_iter *it);
 
 /*
+ * Versioned tables (KIP-889/914, runtime/src/versioned.c): the versions of
+ * each key in a window store of their own (`store`), kept for `history`
+ * ms of the table's observed stream time (the largest accepted put time,
+ * the window store's stream time).  stoat_versioned_put records key's
+ * version from ts (value NULL: a tombstone); it returns
+ * STOAT_VERSIONED_DROPPED when ts < observed - history (nothing stored),
+ * STOAT_VERSIONED_LATEST when the version is the key's latest,
+ * STOAT_VERSIONED_OLDER when a later one exists, and -1 after an error
+ * (cx->error).  stoat_versioned_get finds key's value as of as_of: 1 and
+ * *value (in cx->arena) when a value was valid then, 0 for none (a
+ * tombstone, no version, or as_of < observed - history unless the key's
+ * latest version is valid at as_of: it never expires), -1 after an error.
+ */
+enum { STOAT_VERSIONED_DROPPED = 0, STOAT_VERSIONED_LATEST = 1, STOAT_VERSIONED_OLDER = 2 };
+int stoat_versioned_put(stoat_ctx *cx, int store, int64_t history, stoat_str key, int64_t ts, const stoat_str *value);
+int stoat_versioned_get(stoat_ctx *cx, int store, int64_t history, stoat_str key, int64_t as_of, stoat_str *value);
+/*
+ * A stream-table join's grace buffer (KIP-923): the arrival number of the
+ * next record put into window store `store` (0, 1, ...; kept in the store,
+ * so it survives a restore), which orders records of equal timestamp and
+ * key; -1 after an error.
+ */
+int64_t stoat_grace_next_arrival(stoat_ctx *cx, int store);
+
+/*
  * A session a record merges with (generated code for session windows):
  * what stoat_window_fetch_key returned, collected in cx->arena and linked
  * in end order, so that the fetch's iterator is closed before the merged

@@ -36,7 +36,9 @@ import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.KGroupedStream;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
+import org.apache.kafka.streams.kstream.Joined;
 import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.SessionWindowedKStream;
 import org.apache.kafka.streams.kstream.SessionWindows;
@@ -74,7 +76,7 @@ public final class Main {
 
     private static void usage(final String why) {
         System.err.println("ksref: " + why);
-        System.err.println("usage: ksref join inner|left INPUT");
+        System.err.println("usage: ksref join inner|left [--versioned HISTORY_MS] [--grace MS] INPUT");
         System.err.println("       ksref ttjoin inner|left|outer INPUT");
         System.err.println("       ksref fkjoin inner|left INPUT");
         System.err.println("       ksref ssjoin inner|left|outer BEFORE AFTER GRACE INPUT");
@@ -236,21 +238,45 @@ public final class Main {
     }
 
     /**
-     * join inner|left INPUT: stream("stream") joined with table("table") (String keys and values)
-     * by (v, t) -> v + "+" + t (Java prints a null t as "null"), to "out": the stream-table join
-     * of tests/e2e/ks_stream_table_*. Input lines are piped in file order to their topic.
+     * join inner|left [--versioned HISTORY_MS] [--grace MS] INPUT: stream("stream") joined with
+     * table("table") (String keys and values) by (v, t) -> v + "+" + t (Java prints a null t as
+     * "null"), to "out": the stream-table join of tests/e2e/ks_stream_table_*; with --versioned the
+     * table is materialised in a versioned store (Stores.persistentVersionedKeyValueStore, KIP-889)
+     * of that history, as tests/e2e/versioned_*; --grace adds Joined.withGracePeriod (KIP-923,
+     * needs --versioned). Input lines are piped in file order to their topic.
      */
     private static void join(final String[] args) throws Exception {
-        if (args.length != 3 || !List.of("inner", "left").contains(args[1])) usage("join inner|left INPUT");
+        final String usage = "join inner|left [--versioned HISTORY_MS] [--grace MS] INPUT";
+        if (args.length < 3 || !List.of("inner", "left").contains(args[1])) usage(usage);
+        Long history = null, grace = null;
+        for (int i = 2; i < args.length - 1; i += 2) {
+            if (i + 1 >= args.length - 1) usage(usage);
+            if (args[i].equals("--versioned")) history = Long.parseLong(args[i + 1]);
+            else if (args[i].equals("--grace")) grace = Long.parseLong(args[i + 1]);
+            else usage(usage);
+        }
         final StreamsBuilder builder = new StreamsBuilder();
         final Consumed<String, String> consumed = Consumed.with(Serdes.String(), Serdes.String());
         final KStream<String, String> stream = builder.stream("stream", consumed);
-        final KTable<String, String> table = builder.table("table", consumed);
-        final KStream<String, String> joined = args[1].equals("left")
-            ? stream.leftJoin(table, (v, t) -> v + "+" + t)
-            : stream.join(table, (v, t) -> v + "+" + t);
+        final KTable<String, String> table = history != null
+            ? builder.table("table", consumed, Materialized.<String, String>as(
+                Stores.persistentVersionedKeyValueStore("table-versions", Duration.ofMillis(history)))
+                .withKeySerde(Serdes.String()).withValueSerde(Serdes.String()))
+            : builder.table("table", consumed);
+        final KStream<String, String> joined;
+        if (grace != null) {
+            final Joined<String, String, String> j =
+                Joined.with(Serdes.String(), Serdes.String(), Serdes.String(), "Grace", Duration.ofMillis(grace));
+            joined = args[1].equals("left")
+                ? stream.leftJoin(table, (v, t) -> v + "+" + t, j)
+                : stream.join(table, (v, t) -> v + "+" + t, j);
+        } else {
+            joined = args[1].equals("left")
+                ? stream.leftJoin(table, (v, t) -> v + "+" + t)
+                : stream.join(table, (v, t) -> v + "+" + t);
+        }
         joined.to(OUT, Produced.with(Serdes.String(), Serdes.String()));
-        pipe(builder, args[2], List.of("stream", "table"));
+        pipe(builder, args[args.length - 1], List.of("stream", "table"));
     }
 
     /**
