@@ -585,7 +585,7 @@ static bool check_table_grace(Node *a, IrNode *table, const OpInfo *op)
 	if (a->a->ival > table->history_ms) {
 		/* Kafka Streams: "History retention must be at least grace period." */
 		error_hint(a->span, "shorten the grace, or lengthen the table's history",
-		           "the grace (%lld ms) is longer than versioned table '%s''s history (%lld ms)",
+		           "the grace (%lld ms) is longer than the history of versioned table '%s' (%lld ms)",
 		           (long long)a->a->ival, table->name ? table->name : "?", (long long)table->history_ms);
 		return false;
 	}
