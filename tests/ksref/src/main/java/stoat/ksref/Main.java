@@ -16,6 +16,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.common.serialization.IntegerDeserializer;
+import org.apache.kafka.common.serialization.IntegerSerializer;
 import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.LongSerializer;
 import org.apache.kafka.common.serialization.Serdes;
@@ -30,6 +32,7 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.EmitStrategy;
+import org.apache.kafka.streams.kstream.GlobalKTable;
 import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.JoinWindows;
 import org.apache.kafka.streams.kstream.StreamJoined;
@@ -79,6 +82,7 @@ public final class Main {
         System.err.println("usage: ksref join inner|left [--versioned HISTORY_MS] [--grace MS] INPUT");
         System.err.println("       ksref ttjoin inner|left|outer INPUT");
         System.err.println("       ksref fkjoin inner|left INPUT");
+        System.err.println("       ksref globaljoin inner|left INPUT");
         System.err.println("       ksref ssjoin inner|left|outer BEFORE AFTER GRACE INPUT");
         System.err.println("       ksref tumbling SIZE | hopping SIZE ADVANCE | sliding DIFF | session GAP");
         System.err.println("             --grace MS [--agg count|reduce|aggregate] [--emit changes|final|suppress] [--filter-positive] [--null-as N] INPUT");
@@ -231,7 +235,7 @@ public final class Main {
     }
 
     /** The replay output line of one record (key and value strings or null, as JSON strings). */
-    private static String textLine(final long offset, final TestRecord<String, String> rec) {
+    private static String textLine(final long offset, final TestRecord<?, String> rec) {
         return "{\"topic\":\"" + OUT + "\",\"partition\":0,\"offset\":" + offset + ",\"timestamp\":"
             + rec.timestamp() + ",\"key\":" + (rec.key() == null ? "null" : JSON.valueToTree(rec.key()).toString())
             + ",\"value\":" + (rec.value() == null ? "null" : JSON.valueToTree(rec.value()).toString()) + "}";
@@ -326,6 +330,32 @@ public final class Main {
     }
 
     /**
+     * globaljoin inner|left INPUT: stream("stream") (Integer keys, String values) joined with
+     * globalTable("global") (String keys and values) on the key selector (k, v) -> the second
+     * comma-separated token of v, null if there is none (as KStreamGlobalKTableJoinTest's mapper),
+     * by (v, x) -> v + "+" + x (Java prints a null x as "null"), to "out": the stream-global-table
+     * joins of tests/e2e/ks_global_*. Input lines are piped in file order to their topic; a global
+     * table's record is applied as it is piped.
+     */
+    private static void globaljoin(final String[] args) throws Exception {
+        if (args.length != 3 || !List.of("inner", "left").contains(args[1])) usage("globaljoin inner|left INPUT");
+        final StreamsBuilder builder = new StreamsBuilder();
+        final KStream<Integer, String> stream = builder.stream("stream", Consumed.with(Serdes.Integer(), Serdes.String()));
+        final GlobalKTable<String, String> global =
+            builder.globalTable("global", Consumed.with(Serdes.String(), Serdes.String()));
+        final org.apache.kafka.streams.kstream.KeyValueMapper<Integer, String, String> selector = (k, v) -> {
+            if (v == null) return null;
+            final String[] parts = v.split(",");
+            return parts.length > 1 ? parts[1] : null;
+        };
+        final KStream<Integer, String> joined = args[1].equals("left")
+            ? stream.leftJoin(global, selector, (v, x) -> v + "+" + x)
+            : stream.join(global, selector, (v, x) -> v + "+" + x);
+        joined.to(OUT, Produced.with(Serdes.Integer(), Serdes.String()));
+        pipe(builder, args[2], List.of("stream", "global"), List.of("stream"));
+    }
+
+    /**
      * ssjoin inner|left|outer BEFORE AFTER GRACE INPUT (milliseconds): stream("left") joined with
      * stream("right") (String keys and values) within JoinWindows.ofTimeDifferenceAndGrace(0, GRACE)
      * .before(BEFORE).after(AFTER) by (v, w) -> v + "+" + w (Java prints a missing side as "null"),
@@ -355,6 +385,17 @@ public final class Main {
 
     /** Pipes INPUT's lines in file order to their topics (String keys and values), printing "out". */
     private static void pipe(final StreamsBuilder builder, final String input, final List<String> topics) throws Exception {
+        pipe(builder, input, topics, List.of());
+    }
+
+    /**
+     * As pipe(builder, input, topics), but the topics in intKeys and "out" have Integer keys (JSON
+     * numbers in INPUT and in the output lines), as the e2e cases that port Kafka Streams tests keyed
+     * by Integer declare them (i32).
+     */
+    @SuppressWarnings("unchecked")
+    private static void pipe(final StreamsBuilder builder, final String input, final List<String> topics,
+                             final List<String> intKeys) throws Exception {
         final List<String[]> inputs = new ArrayList<>();
         try (BufferedReader r = Files.newBufferedReader(Path.of(input), StandardCharsets.UTF_8)) {
             String line;
@@ -369,18 +410,22 @@ public final class Main {
         }
         final PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
         try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(), props(), Instant.EPOCH)) {
-            final Map<String, TestInputTopic<String, String>> in = new HashMap<>();
+            final Map<String, TestInputTopic<Object, String>> in = new HashMap<>();
             for (final String t : topics) {
-                in.put(t, driver.createInputTopic(t, new StringSerializer(), new StringSerializer()));
+                in.put(t, (TestInputTopic<Object, String>) (TestInputTopic<?, String>) (intKeys.contains(t)
+                    ? driver.createInputTopic(t, new IntegerSerializer(), new StringSerializer())
+                    : driver.createInputTopic(t, new StringSerializer(), new StringSerializer())));
             }
-            final TestOutputTopic<String, String> o =
-                driver.createOutputTopic(OUT, new StringDeserializer(), new StringDeserializer());
+            final TestOutputTopic<?, String> o = intKeys.isEmpty()
+                ? driver.createOutputTopic(OUT, new StringDeserializer(), new StringDeserializer())
+                : driver.createOutputTopic(OUT, new IntegerDeserializer(), new StringDeserializer());
             long offset = 0;
             for (final String[] r : inputs) {
-                final TestInputTopic<String, String> t = in.get(r[0]);
+                final TestInputTopic<Object, String> t = in.get(r[0]);
                 if (t == null) throw new IOException("ksref: topic " + r[0] + " (expected one of " + topics + ")");
-                t.pipeInput(r[2], r[3], Long.parseLong(r[1]));
-                for (final TestRecord<String, String> rec : o.readRecordsToList()) out.println(textLine(offset++, rec));
+                final Object key = r[2] == null ? null : intKeys.contains(r[0]) ? (Object) Integer.valueOf(r[2]) : r[2];
+                t.pipeInput(key, r[3], Long.parseLong(r[1]));
+                for (final TestRecord<?, String> rec : o.readRecordsToList()) out.println(textLine(offset++, rec));
             }
         }
         out.flush();
@@ -410,6 +455,10 @@ public final class Main {
         }
         if (args.length > 0 && args[0].equals("fkjoin")) {
             fkjoin(args);
+            return;
+        }
+        if (args.length > 0 && args[0].equals("globaljoin")) {
+            globaljoin(args);
             return;
         }
         if (args.length > 0 && args[0].equals("ssjoin")) {
