@@ -131,27 +131,59 @@ static void emit_pending_scan(Gen *g, IrNode *n)
 	pr_indent(g->out);
 	pr(g->out, "jt%d[1] = INT64_MAX;\n", id);
 	pr(g->out, "stoat_join_entry *pend%d = NULL, **ptail%d = &pend%d;\n", id, id, id);
-	pr(g->out, "stoat_window_iter *pit%d = stoat_window_fetch_ended(cx, %d, INT64_MIN, INT64_MAX);\n", id,
-	   j->outer_store);
+	pr(g->out, "bool lopen%d = false, ropen%d = false;\n", id, id);
+	/*
+	 * Bounded by time: an entry ending after bound is open for either side,
+	 * so the closed ones (to emit) all end at or before it; past it only
+	 * the sides' openness and the last time visited matter.
+	 */
+	long long minlb = (long long)(j->after < j->before ? j->after : j->before) + (long long)j->grace;
+	pr(g->out, "int64_t bound%d = jt%d[0] < INT64_MIN + 1 + %lldLL ? INT64_MIN : jt%d[0] - 1 - %lldLL;\n", id, id,
+	   minlb, id, minlb);
+	pr(g->out, "stoat_window_iter *pit%d = stoat_window_fetch_ended(cx, %d, INT64_MIN, bound%d);\n", id,
+	   j->outer_store, id);
 	pr(g->out, "stoat_join_entry e%d;\n", id);
 	pr(g->out, "while (stoat_window_next(pit%d, &e%d.key, &e%d.start, &e%d.end, &e%d.value)) {\n", id, id, id, id, id);
 	pr_indent(g->out);
+	pr(g->out, "jt%d[1] = e%d.end;\n", id, id);
+	pr(g->out, "bool is_left = e%d.key.len > 0 && e%d.key.ptr[0] == 1;\n", id, id);
+	pr(g->out, "if (e%d.end + (is_left ? %lld : %lld) >= jt%d[0]) {\n", id, (long long)(j->after + j->grace),
+	   (long long)(j->before + j->grace), id);
+	pr_nested(g->out, "*(is_left ? &lopen%d : &ropen%d) = true;\n", id, id);
+	pr_nested(g->out, "if (lopen%d && ropen%d)\n", id, id);
+	pr_nested(g->out, "\tbreak;\n");
+	pr_nested(g->out, "continue;\n");
+	pr(g->out, "}\n");
 	pr(g->out, "stoat_join_entry *f = stoat_arena_alloc(&cx->arena, sizeof *f);\n");
 	pr(g->out, "*f = e%d;\nf->next = NULL;\n*ptail%d = f;\nptail%d = &f->next;\n", id, id, id);
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
 	pr(g->out, "stoat_window_iter_close(pit%d);\n", id);
 	emit_error_check(g);
-	pr(g->out, "bool lopen%d = false, ropen%d = false;\n", id, id);
-	pr(g->out, "for (stoat_join_entry *f = pend%d; f && !(lopen%d && ropen%d); f = f->next) {\n", id, id, id);
+	/*
+	 * Past the bound every entry is open: Kafka Streams visits them until
+	 * both sides have shown one, its smallest time becoming the last one's
+	 * (a left join's walks to the store's end: that time keeps the next
+	 * pre-checks failing until the newest entry closes, which batches the
+	 * scans; stopping earlier makes every record scan).
+	 */
+	pr(g->out, "if (!(lopen%d && ropen%d)) {\n", id, id);
 	pr_indent(g->out);
-	pr(g->out, "jt%d[1] = f->end;\n", id);
-	pr(g->out, "bool is_left = f->key.len > 0 && f->key.ptr[0] == 1;\n");
-	pr(g->out, "if (f->end + (is_left ? %lld : %lld) >= jt%d[0]) {\n", (long long)(j->after + j->grace),
-	   (long long)(j->before + j->grace), id);
-	pr_nested(g->out, "*(is_left ? &lopen%d : &ropen%d) = true;\n", id, id);
-	pr_nested(g->out, "continue;\n");
+	pr(g->out, "pit%d = stoat_window_fetch_ended(cx, %d, bound%d, INT64_MAX);\n", id, j->outer_store, id);
+	pr(g->out, "while (!(lopen%d && ropen%d) && stoat_window_next(pit%d, &e%d.key, &e%d.start, &e%d.end, &e%d.value)) {\n",
+	   id, id, id, id, id, id, id);
+	pr_indent(g->out);
+	pr(g->out, "jt%d[1] = e%d.end;\n", id, id);
+	pr(g->out, "*(e%d.key.len > 0 && e%d.key.ptr[0] == 1 ? &lopen%d : &ropen%d) = true;\n", id, id, id, id);
+	pr_dedent(g->out);
 	pr(g->out, "}\n");
+	pr(g->out, "stoat_window_iter_close(pit%d);\n", id);
+	emit_error_check(g);
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	pr(g->out, "for (stoat_join_entry *f = pend%d; f; f = f->next) {\n", id);
+	pr_indent(g->out);
+	pr(g->out, "bool is_left = f->key.len > 0 && f->key.ptr[0] == 1;\n");
 	char *key_read = need(g, H_STORE_KEY_READ, kt, FMT_JSON);
 	pr(g->out, "%s pk%d;\n", type_c(kt), id);
 	pr(g->out, "if (f->key.len < 1 || !%s(cx, (stoat_str){ .ptr = f->key.ptr + 1, .len = f->key.len - 1 }, &pk%d))\n",
