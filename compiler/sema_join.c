@@ -114,6 +114,28 @@ static Type *fk_record(Span span, int n, const char *const *names, Type *const *
 }
 
 /*
+ * What every join of two tables (same-key and foreign-key) refuses: a
+ * windowed side (keyed by its windows, not one value per key) and a table
+ * joined with itself.  Says why and returns false.
+ */
+static bool check_table_sides(const IrNode *parent, const IrNode *other, const Node *step, const Node *other_e,
+                              const OpInfo *op)
+{
+	if (parent->window || other->window) {
+		error_hint(parent->window ? step->name_span : other_e->span,
+		           "join tables with one value per key: a windowed table is keyed by its windows",
+		           "cannot %s a windowed table", op->name);
+		return false;
+	}
+	if (other == parent) {
+		error_hint(other_e->span, "join it with a copy: t |> to_stream() |> to_table()",
+		           "a table cannot be joined with itself");
+		return false;
+	}
+	return true;
+}
+
+/*
  * join(right, on v => fk, (a, b) => ...) / left_join of two tables on a
  * foreign key (Kafka Streams' KTable.join(KTable, Function, ValueJoiner),
  * KIP-213; docs/language.md "Foreign-key joins"): the extractor takes the
@@ -150,17 +172,8 @@ static IrNode *check_fk_join(Sema *sema, IrNode *parent, Node *step, const OpInf
 		           input_of(other) == ON_STREAM ? "a stream" : node_what(other));
 		return NULL;
 	}
-	if (parent->window || other->window) {
-		error_hint(parent->window ? step->name_span : other_e->span,
-		           "join tables with one value per key: a windowed table is keyed by its windows",
-		           "cannot %s a windowed table", op->name);
+	if (!check_table_sides(parent, other, step, other_e, op))
 		return NULL;
-	}
-	if (other == parent) {
-		error_hint(other_e->span, "join it with a copy: t |> to_stream() |> to_table()",
-		           "a table cannot be joined with itself");
-		return NULL;
-	}
 	if (!parent->has_store || parent->kind == IR_JOIN) {
 		error_hint(step->name_span,
 		           "give it a store: t |> to_stream() |> to_table() (filtered, mapped and joined tables keep none yet)",
@@ -280,17 +293,8 @@ static IrNode *check_table_join(Sema *sema, IrNode *parent, Node *step, const Op
 			           "%s of a table needs another table, and this is a %s", op->name, node_what(other));
 		return NULL;
 	}
-	if (parent->window || other->window) {
-		error_hint(parent->window ? step->name_span : other_e->span,
-		           "join tables with one value per key: a windowed table is keyed by its windows",
-		           "cannot %s a windowed table", op->name);
+	if (!check_table_sides(parent, other, step, other_e, op))
 		return NULL;
-	}
-	if (other == parent) {
-		error_hint(other_e->span, "join it with a copy: t |> to_stream() |> to_table()",
-		           "a table cannot be joined with itself");
-		return NULL;
-	}
 	if (fk_result_needs_store(parent, step->name_span, op->name) ||
 	    fk_result_needs_store(other, other_e->span, op->name))
 		return NULL;
@@ -338,8 +342,9 @@ static bool join_window(Node *step, const char *opname, JoinSpec *j)
 	bool ok = true;
 	for (Node *a = step->list->next; a && a->next; a = a->next) {
 		if (a->kind == N_ON_ARG) {
-			error_hint(a->span, "two streams join on their keys: re-key one with select_key first",
-			           "a key selector ('on') is for global-table and foreign-key joins, which are not available yet");
+			error_hint(a->span, "re-key one of them with select_key first",
+			           "two streams join on their keys: a key selector ('on') is for global-table and foreign-key "
+			           "joins");
 			return false;
 		}
 		/* within -5m parses as the expression within - 5m. */
@@ -599,7 +604,8 @@ static bool check_table_grace(Node *a, IrNode *table, const OpInfo *op)
  * produces nothing.  The key types must be equal; the table must keep a
  * store of its own (a table from a topic, an aggregation, to_table) and
  * not be windowed; the stream is repartitioned first if its key changed.
- * The other join kinds say they are not available yet.
+ * A stream on the other side goes to check_stream_stream_join, a global
+ * table to check_global_join, a table on this side to check_table_join.
  */
 IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int nargs)
 {
@@ -617,7 +623,7 @@ IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int
 		if (other->global)
 			return check_global_join(sema, parent, step, op, other);
 	}
-	/* The shapes of the join kinds to come (docs/language.md, Joins): said, not yet checked. */
+	/* A stream-table join: its only option is a versioned table's grace. */
 	Node *grace = NULL;
 	for (Node *a = step->list; a; a = a->next) {
 		if (a->kind == N_WINDOW_ARG && other && other->table && !other->grouped && strcmp(a->name, "grace") == 0) {
@@ -631,9 +637,10 @@ IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int
 			continue;
 		}
 		if (a->kind == N_WINDOW_ARG) {
-			error_hint(a->span, "a stream joins a table with join(t, (v, x) => ...): the table's current value",
-			           "'%s' is for windowed stream-stream joins (and a versioned table's grace), which are not "
-			           "available yet", a->name);
+			error_hint(a->span, "a stream joins a table with join(t, (v, x) => ...): the table's value for the key "
+			                    "(add grace D to wait for a versioned table's late updates)",
+			           "'%s' is for joins of two streams: a stream-table join takes only a versioned table's grace",
+			           a->name);
 			return NULL;
 		}
 		if (a->kind == N_ON_ARG) {
@@ -658,15 +665,9 @@ IrNode *check_join(Sema *sema, IrNode *parent, Node *step, const OpInfo *op, int
 		return NULL;
 	}
 	if (!other->table || other->grouped) {
-		if (input_of(other) == ON_STREAM)
-			error_hint(other_e->span,
-			           "read it as a table to look its records up (s |> to_table(), or table t: K -> V from ...); "
-			           "windowed stream-stream joins are not available yet",
-			           "%s of two streams is not available yet: this version of stoat joins a stream with a table",
-			           op->name);
-		else
-			error_hint(other_e->span, "aggregate it first: count(), reduce(...) or aggregate(...)",
-			           "%s needs a table to look records up in, and this is a %s", op->name, node_what(other));
+		assert(input_of(other) != ON_STREAM); /* a stream went to check_stream_stream_join above */
+		error_hint(other_e->span, "aggregate it first: count(), reduce(...) or aggregate(...)",
+		           "%s needs a table to look records up in, and this is a %s", op->name, node_what(other));
 		return NULL;
 	}
 	if (other->window) {
