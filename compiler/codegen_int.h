@@ -177,6 +177,8 @@ void emit_join(Gen *g, IrNode *n, CVar *k, CVar *v);
  * set, for the caller to close.
  */
 void emit_lookup(Gen *g, IrNode *n, IrNode *table, CVar *kv, bool nullable);
+/* Copies window iterator <it><id>'s entries into the arena, appended at *<tail><id>; closes it. */
+void emit_collect_entries(Gen *g, const char *it, int id, const char *tail);
 /* codegen_join_global.c */
 void emit_global_join(Gen *g, IrNode *n, CVar *k, CVar *v);
 /* codegen_join_stream.c */

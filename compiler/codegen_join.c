@@ -157,15 +157,7 @@ static void emit_grace_join(Gen *g, IrNode *n, CVar *k, CVar *kv, CVar *vv, bool
 	pr(g->out, "(void)stoat_observe_time(bt%d, cx->timestamp);\n", id);
 	pr(g->out, "stoat_window_iter *git%d = stoat_window_fetch_ended(cx, %d, INT64_MIN, *bt%d - INT64_C(%lld));\n", id,
 	   j->store, id, (long long)j->grace);
-	pr(g->out, "stoat_join_entry e%d;\n", id);
-	pr(g->out, "while (stoat_window_next(git%d, &e%d.key, &e%d.start, &e%d.end, &e%d.value)) {\n", id, id, id, id, id);
-	pr_indent(g->out);
-	pr(g->out, "stoat_join_entry *f = stoat_arena_alloc(&cx->arena, sizeof *f);\n");
-	pr(g->out, "*f = e%d;\nf->next = NULL;\n*rtail%d = f;\nrtail%d = &f->next;\n", id, id, id);
-	pr_dedent(g->out);
-	pr(g->out, "}\n");
-	pr(g->out, "stoat_window_iter_close(git%d);\n", id);
-	emit_error_check(g);
+	emit_collect_entries(g, "git", id, "rtail");
 	pr(g->out, "for (stoat_join_entry *f = rel%d; f; f = f->next) {\n", id);
 	pr_nested(g->out, "(void)stoat_window_delete(cx, %d, f->key, f->start, f->end);\n", j->store);
 	pr(g->out, "}\n");
@@ -195,6 +187,26 @@ static void emit_grace_join(Gen *g, IrNode *n, CVar *k, CVar *kv, CVar *vv, bool
 		pr_dedent(g->out);
 		pr(g->out, "}\n");
 	}
+}
+
+/*
+ * Copies every entry that window iterator <it><id> yields into the arena,
+ * appended at *<tail><id> (a stoat_join_entry ** the caller declared), then
+ * closes the iterator: callers join or delete the entries after the scan,
+ * since a store must not change under its own iterator.
+ */
+void emit_collect_entries(Gen *g, const char *it, int id, const char *tail)
+{
+	pr(g->out, "stoat_join_entry e%d;\n", id);
+	pr(g->out, "while (stoat_window_next(%s%d, &e%d.key, &e%d.start, &e%d.end, &e%d.value)) {\n", it, id, id, id, id,
+	   id);
+	pr_indent(g->out);
+	pr(g->out, "stoat_join_entry *f = stoat_arena_alloc(&cx->arena, sizeof *f);\n");
+	pr(g->out, "*f = e%d;\nf->next = NULL;\n*%s%d = f;\n%s%d = &f->next;\n", id, tail, id, tail, id);
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	pr(g->out, "stoat_window_iter_close(%s%d);\n", it, id);
+	emit_error_check(g);
 }
 
 /*

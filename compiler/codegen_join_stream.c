@@ -349,15 +349,7 @@ void emit_stream_join(Gen *g, IrNode *n, CVar *k, CVar *v)
 	pr_indent(g->out);
 	pr(g->out, "stoat_window_iter *it%d = stoat_window_fetch_key(cx, %d, sk%d, from%d, to%d);\n", id,
 	   peer->join->store, id, id, id);
-	pr(g->out, "stoat_join_entry e%d;\n", id);
-	pr(g->out, "while (stoat_window_next(it%d, &e%d.key, &e%d.start, &e%d.end, &e%d.value)) {\n", id, id, id, id, id);
-	pr_indent(g->out);
-	pr(g->out, "stoat_join_entry *f = stoat_arena_alloc(&cx->arena, sizeof *f);\n");
-	pr(g->out, "*f = e%d;\nf->next = NULL;\n*tail%d = f;\ntail%d = &f->next;\n", id, id, id);
-	pr_dedent(g->out);
-	pr(g->out, "}\n");
-	pr(g->out, "stoat_window_iter_close(it%d);\n", id);
-	emit_error_check(g);
+	emit_collect_entries(g, "it", id, "tail");
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
 	/* 2. A result per match, timestamped with the larger time. */
