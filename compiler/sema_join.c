@@ -17,71 +17,56 @@
 /* ------------------------------------------------------------------ */
 
 /*
- * Checks a stream-table join's joiner: (v, t) => ... or (k, v, t) => ...
- * (Kafka Streams' ValueJoiner and ValueJoinerWithKey), v the stream's
- * value, t the table's (T? for left_join); returns the result type, or
- * NULL.  A joiner cannot give null or a pair: its result is a record's value.
+ * Checks a joiner of any join kind: (a, b) => ... or (k, a, b) => ...
+ * (Kafka Streams' ValueJoiner and ValueJoinerWithKey), shape the hint for a
+ * wrong one; returns the result type, or NULL.  A joiner cannot give null
+ * or a pair: its result is the joined record's (or row's: what) value.
  */
-static Type *check_joiner(Sema *sema, Node *fn, const char *opname, Type *k, Type *v, Type *t)
+static Type *check_joiner_shape(Sema *sema, Node *fn, const char *opname, Type *k, Type *a, Type *b,
+                                const char *shape, const char *what)
 {
 	static const int counts[] = { 2, 3 };
-	Type *two[] = { v, t }, *three[] = { k, v, t };
+	Type *two[] = { a, b }, *three[] = { k, a, b };
 	Type *const *types[] = { two, three };
-	char shape[160];
-	snprintf(shape, sizeof shape, "write the joiner as (v, t) => ... or (k, v, t) => ..., t the table's value%s",
-	         t->kind == TY_NULLABLE ? " (null when the key has none)" : "");
 	Type *r = check_lambda_typed(sema, fn, 2, counts, types, NULL, opname, shape);
 	if (r && (r->kind == TY_NULL || r->kind == TY_PAIR)) {
-		error_hint(fn->a->span, "the joiner gives the joined record's value, as map_values does",
+		error_hint(fn->a->span, xasprintf("the joiner gives the joined %s's value, as map_values does", what),
 		           "%s's joiner cannot produce %s", opname, type_str(r));
 		return NULL;
 	}
 	return r;
 }
 
+/* A stream-table join's joiner: v the stream's value, t the table's (T? for left_join). */
+static Type *check_joiner(Sema *sema, Node *fn, const char *opname, Type *k, Type *v, Type *t)
+{
+	char shape[160];
+	snprintf(shape, sizeof shape, "write the joiner as (v, t) => ... or (k, v, t) => ..., t the table's value%s",
+	         t->kind == TY_NULLABLE ? " (null when the key has none)" : "");
+	return check_joiner_shape(sema, fn, opname, k, v, t, shape, "record");
+}
+
 /*
- * Checks a table-table join's joiner: (a, b) => ... or (k, a, b) => ...,
- * a the left table's value and b the right's (b: R? in left_join, both
- * nullable in outer_join); returns the result type, or NULL.
+ * A table-table join's joiner: a the left table's value and b the right's
+ * (b: R? in left_join, both nullable in outer_join).
  */
 static Type *check_table_joiner(Sema *sema, Node *fn, const char *opname, Type *k, Type *a, Type *b)
 {
-	static const int counts[] = { 2, 3 };
-	Type *two[] = { a, b }, *three[] = { k, a, b };
-	Type *const *types[] = { two, three };
 	char shape[200];
 	snprintf(shape, sizeof shape,
 	         "write the joiner as (a, b) => ... or (k, a, b) => ..., a the left table's value, b the right's%s",
 	         a->kind == TY_NULLABLE ? " (either null when its table has none)"
 	         : b->kind == TY_NULLABLE ? " (null when the right table has none)" : "");
-	Type *r = check_lambda_typed(sema, fn, 2, counts, types, NULL, opname, shape);
-	if (r && (r->kind == TY_NULL || r->kind == TY_PAIR)) {
-		error_hint(fn->a->span, "the joiner gives the joined row's value, as map_values does",
-		           "%s's joiner cannot produce %s", opname, type_str(r));
-		return NULL;
-	}
-	return r;
+	return check_joiner_shape(sema, fn, opname, k, a, b, shape, "row");
 }
 
-/*
- * Checks a stream-stream join's joiner: (v, w) => ... or (k, v, w) => ...,
- * v the left stream's value, w the right's; returns the result type, or
- * NULL.  As for a stream-table join, the result is a record's value.
- */
+/* A stream-stream join's joiner: v the left stream's value, w the right's. */
 static Type *check_stream_joiner(Sema *sema, Node *fn, const char *opname, Type *k, Type *v, Type *w)
 {
-	static const int counts[] = { 2, 3 };
-	Type *two[] = { v, w }, *three[] = { k, v, w };
-	Type *const *types[] = { two, three };
-	Type *r = check_lambda_typed(sema, fn, 2, counts, types, NULL, opname,
-	                             "write the joiner as (v, w) => ... or (k, v, w) => ..., v this stream's value and w "
-	                             "the other's");
-	if (r && (r->kind == TY_NULL || r->kind == TY_PAIR)) {
-		error_hint(fn->a->span, "the joiner gives the joined record's value, as map_values does",
-		           "%s's joiner cannot produce %s", opname, type_str(r));
-		return NULL;
-	}
-	return r;
+	return check_joiner_shape(sema, fn, opname, k, v, w,
+	                          "write the joiner as (v, w) => ... or (k, v, w) => ..., v this stream's value and w "
+	                          "the other's",
+	                          "record");
 }
 
 /*
