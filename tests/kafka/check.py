@@ -38,6 +38,27 @@ windows SIZE GRACE MODE OUTPUT INPUT...
     and no open window; "exact": every window's published counts are
     exactly 1, 2, ..., its count (emit changes, the record cache off);
     "increasing": they only go up and the last is its count.
+gentable KEYS N PARTITIONS T0 TABLE_TOPIC STREAM_TOPIC TABLE_FILE STREAM_FILE
+    a table of keys c0..c<KEYS-1> for TABLE_TOPIC (key c<j> in partition
+    j % PARTITIONS, timestamps T0 + j): c<j> has value "t<j>", or with j % 5
+    == 1 first "old<j>" then "t<j>", or with j % 10 == 3 "t<j>" then a
+    tombstone, or with j % 10 == 7 no record at all; then N stream records
+    i for STREAM_TOPIC keyed c<i * 7 % (KEYS + KEYS / 10)> (so a few keys
+    beyond the table's), value "s<i>", timestamp T0 + 100000 + i: every one
+    later than every table record.
+tablejoin TABLE_FILE STREAM_FILE OUTPUT
+    a left join's output ("s<i>+<partner>", partner the table's last value
+    of the key or "null"): every stream record exactly once, with its key,
+    its timestamp and the partner worked out from TABLE_FILE, nothing else.
+genstreams N KEYS PARTITIONS T0 LEFT RIGHT LEFT_FILE RIGHT_FILE
+    N records per side, "l<i>" for LEFT and "r<i>" for RIGHT, keyed
+    u<i % KEYS> (partition by key number % PARTITIONS on both sides), at
+    T0 + i * 40000 // N ms (40 s in all) plus a seeded jitter in
+    [-300, 300] ms, the right side's shifted by 700 ms.
+streamjoin WINDOW LEFT_FILE RIGHT_FILE OUTPUT
+    an inner stream-stream join's output ("l<i>+r<j>"): exactly once each
+    pair of a left and a right record with the same key and timestamps at
+    most WINDOW ms apart, timestamped with the larger, nothing else.
 same A B    two dumps hold the same records (ignoring offsets and order)
 totals N GROUPS OUTPUT [exact|increasing|final]
     the totals app's output (totals.stoat.in) over ids 0..N-1: the last
@@ -298,6 +319,116 @@ def windows(size, grace, mode, out_path, inputs):
           % (len(wins), len(closed), len(wins) - len(closed), sum(len(v) for v in seen.values()), late, mode))
 
 
+def gentable(keys, n, partitions, t0, table_topic, stream_topic, table_path, stream_path):
+    with open(table_path, "w") as f:
+        def put(j, value, dt):
+            rec = {"topic": table_topic, "partition": j % partitions, "timestamp": t0 + j + dt, "key": "c%d" % j,
+                   "value": value}
+            f.write(json.dumps(rec) + "\n")
+        for j in range(keys):
+            if j % 10 == 7:
+                continue
+            if j % 5 == 1:
+                put(j, "old%d" % j, 0)
+            put(j, "t%d" % j, keys)
+            if j % 10 == 3:
+                put(j, None, 2 * keys)
+    span = keys + keys // 10
+    with open(stream_path, "w") as f:
+        for i in range(n):
+            j = i * 7 % span
+            rec = {"topic": stream_topic, "partition": j % partitions, "timestamp": t0 + 100000 + i,
+                   "key": "c%d" % j, "value": "s%d" % i}
+            f.write(json.dumps(rec) + "\n")
+
+
+def tablejoin(table_path, stream_path, out_path):
+    table = {}
+    with open(table_path) as f:
+        for line in f:
+            r = json.loads(line)
+            table[r["key"]] = r["value"]
+    want = {}
+    with open(stream_path) as f:
+        for line in f:
+            r = json.loads(line)
+            partner = table.get(r["key"])
+            want[r["value"]] = (r["key"], "%s+%s" % (r["value"], "null" if partner is None else partner),
+                                r["timestamp"])
+    seen = collections.Counter()
+    with open(out_path) as f:
+        for line in f:
+            r = json.loads(line)
+            s = r["value"].split("+")[0]
+            if s not in want:
+                sys.exit("unexpected output %r" % r)
+            if (r["key"], r["value"], r["timestamp"]) != want[s]:
+                sys.exit("stream record %s: output (key, value, timestamp) %r, want %r"
+                         % (s, (r["key"], r["value"], r["timestamp"]), want[s]))
+            seen[s] += 1
+    missing = [s for s in want if seen[s] == 0]
+    dups = [s for s in want if seen[s] > 1]
+    if missing:
+        sys.exit("%d of %d stream records without output, e.g. %s" % (len(missing), len(want), missing[:10]))
+    if dups:
+        sys.exit("%d stream records with more than one output, e.g. %s" % (len(dups), [(s, seen[s]) for s in dups[:10]]))
+    nulls = sum(1 for v in want.values() if v[1].endswith("+null"))
+    print("ok: %d stream records joined exactly once (%d with a table value, %d null)"
+          % (len(want), len(want) - nulls, nulls))
+
+
+def genstreams(n, keys, partitions, t0, left, right, left_path, right_path):
+    import random
+    for topic, prefix, shift, path in ((left, "l", 0, left_path), (right, "r", 700, right_path)):
+        rng = random.Random(prefix)
+        with open(path, "w") as f:
+            for i in range(n):
+                j = i % keys
+                rec = {"topic": topic, "partition": j % partitions,
+                       "timestamp": t0 + i * 40000 // n + shift + rng.randint(-300, 300), "key": "u%d" % j,
+                       "value": "%s%d" % (prefix, i)}
+                f.write(json.dumps(rec) + "\n")
+
+
+def streamjoin(window, left_path, right_path, out_path):
+    sides = []
+    for path in (left_path, right_path):
+        by_key = collections.defaultdict(list)
+        with open(path) as f:
+            for line in f:
+                r = json.loads(line)
+                by_key[r["key"]].append((r["timestamp"], r["value"]))
+        sides.append(by_key)
+    want = {}
+    for key, ls in sides[0].items():
+        for tl, vl in ls:
+            for tr, vr in sides[1].get(key, ()):
+                if abs(tl - tr) <= window:
+                    want[(vl, vr)] = (key, max(tl, tr))
+    seen = collections.Counter()
+    with open(out_path) as f:
+        for line in f:
+            r = json.loads(line)
+            pair = tuple(r["value"].split("+"))
+            if pair not in want:
+                sys.exit("output %r is no pair within %d ms" % (r, window))
+            if (r["key"], r["timestamp"]) != want[pair]:
+                sys.exit("pair %s: (key, timestamp) %r, want %r" % (pair, (r["key"], r["timestamp"]), want[pair]))
+            seen[pair] += 1
+    missing = [p for p in want if seen[p] == 0]
+    dups = [p for p in want if seen[p] > 1]
+    if missing:
+        sys.exit("%d of %d pairs missing, e.g. %s" % (len(missing), len(want), sorted(missing)[:10]))
+    if dups:
+        sys.exit("%d pairs more than once, e.g. %s" % (len(dups), [(p, seen[p]) for p in sorted(dups)[:10]]))
+    per = collections.Counter()
+    for vl, _ in want:
+        per[vl] += 1
+    n = sum(len(v) for v in sides[0].values())
+    print("ok: %d pairs exactly once (%d left records: %d without a partner, at most %d partners)"
+          % (len(want), n, n - len(per), max(per.values()) if per else 0))
+
+
 def murmur2(data):
     """Kafka's Utils.murmur2 (seed 0x9747b28c) as an unsigned 32-bit int."""
     m, r = 0x5BD1E995, 24
@@ -370,6 +501,14 @@ def main(argv):
         genwin(*[int(a) for a in argv[2:8]], argv[8], argv[9])
     elif cmd == "windows":
         windows(int(argv[2]), int(argv[3]), argv[4], argv[5], argv[6:])
+    elif cmd == "gentable":
+        gentable(*[int(a) for a in argv[2:6]], *argv[6:10])
+    elif cmd == "tablejoin":
+        tablejoin(argv[2], argv[3], argv[4])
+    elif cmd == "genstreams":
+        genstreams(*[int(a) for a in argv[2:6]], *argv[6:10])
+    elif cmd == "streamjoin":
+        streamjoin(int(argv[2]), argv[3], argv[4], argv[5])
     elif cmd == "same":
         same(argv[2], argv[3])
     else:
