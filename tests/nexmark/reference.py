@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""The expected output of each Nexmark query in bench/nexmark/queries, worked
+out here from the generated input alone (never from stoat's output), and
+compared with what the stoat program wrote.
+
+The expected records follow the query's reference SQL (nexmark/nexmark,
+nexmark-flink queries/qN.sql) and the emission rules of the stoat topology,
+which each qN.stoat's header states:
+  - a stateless query (a stream) keeps the input's order on one partition:
+    compared record by record, key, timestamp and value;
+  - a table (aggregation, join into a table) emits changes: compared by the
+    final value of each key (a null value deletes the key);
+  - a windowed aggregation with emit final emits each closed window once:
+    compared as a multiset of records.
+Floats are compared with a relative tolerance of 1e-9.
+
+usage: reference.py QUERY EVENTS STOAT_OUTPUT
+       reference.py side FILE      (writes q13's side input)
+"""
+import json
+import re
+import sys
+from collections import Counter, defaultdict
+
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def events(recs, kind):
+    return [r for r in recs if r["topic"] == "nexmark-" + kind]
+
+
+def approx(a, b):
+    """Equal, floats within a relative 1e-9, through lists and objects."""
+    if isinstance(a, float) or isinstance(b, float):
+        if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+            return False
+        return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(approx(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(approx(x, y) for x, y in zip(a, b))
+    return type(a) == type(b) and a == b
+
+
+def fail(msg):
+    sys.exit("FAIL: " + msg)
+
+
+def compare_sequence(want, got):
+    """want, got: lists of (key, timestamp, value), in order."""
+    if len(want) != len(got):
+        fail("%d records, expected %d" % (len(got), len(want)))
+    for i, (w, g) in enumerate(zip(want, got)):
+        if not approx(list(w), list(g)):
+            fail("record %d is %r, expected %r" % (i, g, w))
+    print("ok: %d records in order" % len(want))
+
+
+def compare_multiset(want, got):
+    """want, got: lists of (key, value) with no floats."""
+    canon = lambda kv: json.dumps(kv, sort_keys=True)
+    w, g = Counter(map(canon, want)), Counter(map(canon, got))
+    if w != g:
+        extra, missing = list((g - w).elements()), list((w - g).elements())
+        fail("%d records, expected %d; unexpected %s; missing %s"
+             % (len(got), len(want), extra[:3], missing[:3]))
+    print("ok: %d records (as a multiset)" % len(want))
+
+
+def compare_final(want, got_records, norm=lambda v: v):
+    """want: key -> final value; got_records: the change stream (key, value)."""
+    got = {}
+    for k, v in got_records:
+        if v is None:
+            got.pop(k, None)
+        else:
+            got[k] = norm(v)
+    if got.keys() != want.keys():
+        extra, missing = sorted(got.keys() - want.keys()), sorted(want.keys() - got.keys())
+        fail("%d keys, expected %d; unexpected %s; missing %s"
+             % (len(got), len(want), extra[:3], missing[:3]))
+    for k in want:
+        if not approx(want[k], got[k]):
+            fail("key %r is %r, expected %r" % (k, got[k], want[k]))
+    print("ok: %d keys' final values (from %d changes)" % (len(want), len(got_records)))
+
+
+def bids_of(recs):
+    return [(r["key"], r["timestamp"], r["value"]) for r in events(recs, "bid")]
+
+
+# --- the stateless queries: one output record per selected bid, in order ---
+
+def q0(recs):
+    return bids_of(recs)
+
+
+def q1(recs):
+    return [(k, t, {"auction": b["auction"], "bidder": b["bidder"], "price": 0.908 * b["price"],
+                    "dateTime": b["dateTime"], "extra": b["extra"]}) for k, t, b in bids_of(recs)]
+
+
+def q2(recs):
+    return [(k, t, {"auction": b["auction"], "price": b["price"]})
+            for k, t, b in bids_of(recs) if b["auction"] % 123 == 0]
+
+
+def q14(recs):
+    out = []
+    for k, t, b in bids_of(recs):
+        price = 0.908 * b["price"]
+        if not 1000000 < price < 50000000:
+            continue
+        hour = b["dateTime"] // 3600000 % 24     # HOUR() in UTC
+        kind = ("dayTime" if 8 <= hour <= 18 else
+                "nightTime" if hour <= 6 or hour >= 20 else "otherTime")
+        out.append((k, t, {"auction": b["auction"], "bidder": b["bidder"], "price": price,
+                           "bidTimeType": kind, "dateTime": b["dateTime"], "extra": b["extra"],
+                           "c_counts": b["extra"].count("c")}))
+    return out
+
+
+def q21(recs):
+    known = {"apple": "0", "google": "1", "facebook": "2", "baidu": "3"}
+    out = []
+    for k, t, b in bids_of(recs):
+        m = re.search(r"(&|^)channel_id=([^&]*)", b["url"])
+        extracted = m.group(2) if m else None
+        c = b["channel"].lower()
+        if extracted is None and c not in known:
+            continue
+        out.append((k, t, {"auction": b["auction"], "bidder": b["bidder"], "price": b["price"],
+                           "channel": b["channel"], "channel_id": known.get(c, extracted)}))
+    return out
+
+
+def q22(recs):
+    out = []
+    for k, t, b in bids_of(recs):
+        parts = b["url"].split("/")
+        part = lambda i: parts[i] if i < len(parts) else None
+        out.append((k, t, {"auction": b["auction"], "bidder": b["bidder"], "price": b["price"],
+                           "channel": b["channel"], "dir1": part(3), "dir2": part(4),
+                           "dir3": part(5)}))
+    return out
+
+
+STATELESS = {"q0": q0, "q1": q1, "q2": q2, "q14": q14, "q21": q21, "q22": q22}
+
+
+def main():
+    if sys.argv[1] == "side":
+        write_side(sys.argv[2])
+        return
+    query, recs, out = sys.argv[1], load(sys.argv[2]), load(sys.argv[3])
+    topics = {r["topic"] for r in out}
+    if topics - {"nexmark-" + query}:
+        fail("output to topics %s" % sorted(topics))
+    if query in STATELESS:
+        compare_sequence(STATELESS[query](recs), [(r["key"], r["timestamp"], r["value"]) for r in out])
+    elif query in FINAL:
+        want, norm = FINAL[query](recs)
+        compare_final(want, [(r["key"], r["value"]) for r in out], norm)
+    elif query in MULTISET:
+        compare_multiset(MULTISET[query](recs), [(r["key"], r["value"]) for r in out])
+    else:
+        fail("unknown query " + query)
+
+
+FINAL = {}
+MULTISET = {}
+
+if __name__ == "__main__":
+    main()
