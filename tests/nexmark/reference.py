@@ -148,7 +148,64 @@ def q22(recs):
     return out
 
 
-STATELESS = {"q0": q0, "q1": q1, "q2": q2, "q14": q14, "q21": q21, "q22": q22}
+def in_order(recs):
+    """The order the replay driver takes the records: the smallest timestamp
+    first across topics, ties in file order (each topic's own records are
+    in file order already, as the generator's times never fall)."""
+    return sorted(recs, key=lambda r: r["timestamp"])
+
+
+def q20(recs):
+    auctions, out = {}, []
+    for r in in_order(recs):
+        v = r["value"]
+        if r["topic"] == "nexmark-auction":
+            if v["category"] == 10:
+                auctions[v["id"]] = v
+        elif r["topic"] == "nexmark-bid" and v["auction"] in auctions:
+            a = auctions[v["auction"]]
+            out.append((r["key"], r["timestamp"], {
+                "auction": v["auction"], "bidder": v["bidder"], "price": v["price"],
+                "channel": v["channel"], "url": v["url"], "bid_dateTime": v["dateTime"],
+                "bid_extra": v["extra"], "itemName": a["itemName"], "description": a["description"],
+                "initialBid": a["initialBid"], "reserve": a["reserve"],
+                "auction_dateTime": a["dateTime"], "expires": a["expires"], "seller": a["seller"],
+                "category": a["category"], "auction_extra": a["extra"]}))
+    return out
+
+
+def side_value(k):
+    """q13's side input: every key 0..9999 but the multiples of 7."""
+    return None if k % 7 == 0 else "side-%d" % (k * 31 % 1009)
+
+
+def write_side(path):
+    with open(path, "w") as f:
+        for k in range(10000):
+            if side_value(k) is not None:
+                f.write(json.dumps({"topic": "nexmark-side", "timestamp": 0, "key": str(k),
+                                    "value": side_value(k)}) + "\n")
+
+
+def q13(recs):
+    return [(k, t, {"auction": b["auction"], "bidder": b["bidder"], "price": b["price"],
+                    "dateTime": b["dateTime"], "value": side_value(b["auction"] % 10000)})
+            for k, t, b in bids_of(recs) if side_value(b["auction"] % 10000) is not None]
+
+
+STATELESS = {"q0": q0, "q1": q1, "q2": q2, "q14": q14, "q21": q21, "q22": q22, "q20": q20, "q13": q13}
+
+
+def q3(recs):
+    persons = {p["value"]["id"]: p["value"] for p in events(recs, "person")
+               if p["value"]["state"] in ("OR", "ID", "CA")}
+    want = {}
+    for r in events(recs, "auction"):
+        a = r["value"]
+        if a["category"] == 10 and a["seller"] in persons:
+            p = persons[a["seller"]]
+            want[r["key"]] = {"name": p["name"], "city": p["city"], "state": p["state"], "id": a["id"]}
+    return want, lambda v: v
 
 
 def main():
@@ -170,7 +227,7 @@ def main():
         fail("unknown query " + query)
 
 
-FINAL = {}
+FINAL = {"q3": q3}
 MULTISET = {}
 
 if __name__ == "__main__":
