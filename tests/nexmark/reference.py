@@ -227,8 +227,79 @@ def main():
         fail("unknown query " + query)
 
 
-FINAL = {"q3": q3}
-MULTISET = {}
+def q5(recs):
+    bids = [b for _, _, b in bids_of(recs)]
+    stream_time = max(b["dateTime"] for b in bids)
+    counts = defaultdict(Counter)                # window start -> auction -> bids
+    for b in bids:
+        t = b["dateTime"]
+        # every hopping window [s, s + 10 s), s a multiple of 2 s, holding t
+        for s in range(t - t % 2000 - 8000, t + 1, 2000):
+            if s >= 0 and s <= t < s + 10000:
+                counts[s][b["auction"]] += 1
+    want = {}
+    for s, per_auction in counts.items():
+        if s + 10000 > stream_time:              # not closed: not emitted
+            continue
+        maxn = max(per_auction.values())
+        want[str(s)] = {"starttime": s, "endtime": s + 10000, "maxn": maxn,
+                        "auctions": sorted(a for a, n in per_auction.items() if n == maxn)}
+    norm = lambda v: {**v, "auctions": sorted(int(a) for a in v["auctions"].split(","))}
+    return want, norm
+
+
+def q8(recs):
+    window = lambda t: t - t % 10000
+    registered = {(p["id"], window(p["dateTime"])): p for p in (r["value"] for r in events(recs, "person"))}
+    opened = {(a["seller"], window(a["dateTime"])) for a in (r["value"] for r in events(recs, "auction"))}
+    want = {}
+    for (pid, w), p in registered.items():
+        if (pid, w) in opened:
+            want["%d/%d" % (pid, w)] = {"id": pid, "name": p["name"], "stime": w}
+    return want, lambda v: v
+
+
+FINAL = {"q3": q3, "q5": q5, "q8": q8}
+
+
+def q7(recs):
+    bids = [b for _, _, b in bids_of(recs)]
+    stream_time = max(b["dateTime"] for b in bids)
+    windows = defaultdict(list)
+    for b in bids:
+        windows[b["dateTime"] - b["dateTime"] % 10000].append(b)
+    out = []
+    for s, in_window in windows.items():
+        if s + 10000 > stream_time:
+            continue
+        top = max(b["price"] for b in in_window)
+        out += [(str(b["auction"]), {"auction": b["auction"], "price": b["price"], "bidder": b["bidder"],
+                                     "dateTime": b["dateTime"], "extra": b["extra"]})
+                for b in in_window if b["price"] == top]
+    return out
+
+
+def q11(recs):
+    bids = [b for _, _, b in bids_of(recs)]
+    stream_time = max(b["dateTime"] for b in bids)
+    times = defaultdict(list)
+    for b in bids:
+        times[b["bidder"]].append(b["dateTime"])
+    out = []
+    for bidder, ts in times.items():
+        ts.sort()
+        sessions = [[ts[0], ts[0], 1]]
+        for t in ts[1:]:
+            if t - sessions[-1][1] <= 10000:     # within the gap, both ends inclusive
+                sessions[-1][1], sessions[-1][2] = t, sessions[-1][2] + 1
+            else:
+                sessions.append([t, t, 1])
+        out += [(str(bidder), {"bidder": bidder, "bid_count": n, "starttime": a, "endtime": e})
+                for a, e, n in sessions if e < stream_time - 10000]    # closed: emitted
+    return out
+
+
+MULTISET = {"q7": q7, "q11": q11}
 
 if __name__ == "__main__":
     main()
