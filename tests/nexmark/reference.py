@@ -17,6 +17,7 @@ Floats are compared with a relative tolerance of 1e-9.
 usage: reference.py QUERY EVENTS STOAT_OUTPUT
        reference.py side FILE      (writes q13's side input)
 """
+import datetime
 import json
 import re
 import sys
@@ -259,7 +260,61 @@ def q8(recs):
     return want, lambda v: v
 
 
-FINAL = {"q3": q3, "q5": q5, "q8": q8}
+def q17(recs):
+    groups = defaultdict(list)
+    for _, _, b in bids_of(recs):
+        day = datetime.datetime.fromtimestamp(b["dateTime"] / 1000, datetime.timezone.utc).strftime("%Y-%m-%d")
+        groups[(b["auction"], day)].append(b["price"])
+    want = {}
+    for (auction, day), prices in groups.items():
+        want["%d/%s" % (auction, day)] = {
+            "auction": auction, "day": day, "total_bids": len(prices),
+            "rank1_bids": sum(p < 10000 for p in prices),
+            "rank2_bids": sum(10000 <= p < 1000000 for p in prices),
+            "rank3_bids": sum(p >= 1000000 for p in prices),
+            "min_price": min(prices), "max_price": max(prices),
+            "avg_price": sum(prices) // len(prices), "sum_price": sum(prices)}
+    return want, lambda v: v
+
+
+def q18(recs):
+    want = {}
+    for _, _, b in bids_of(recs):
+        key = "%d/%d" % (b["bidder"], b["auction"])
+        if key not in want or b["dateTime"] >= want[key]["dateTime"]:
+            want[key] = b
+    return want, lambda v: v
+
+
+def q19(recs):
+    per_auction = defaultdict(list)
+    for k, _, b in bids_of(recs):
+        per_auction[k].append(b)
+    want = {}
+    for k, bids in per_auction.items():
+        top = sorted(bids, key=lambda b: -b["price"])[:10]      # stable: earlier first among equals
+        want[k] = {"bids": [{**b, "rank_number": i + 1} for i, b in enumerate(top)]}
+    return want, lambda v: v
+
+
+def q4(recs):
+    auctions, final = {}, {}
+    for r in in_order(recs):
+        v = r["value"]
+        if r["topic"] == "nexmark-auction":
+            auctions[v["id"]] = v
+        elif r["topic"] == "nexmark-bid" and v["auction"] in auctions:
+            a = auctions[v["auction"]]
+            if a["dateTime"] <= v["dateTime"] <= a["expires"]:
+                final[a["id"]] = (a["category"], max(final.get(a["id"], (0, v["price"]))[1], v["price"]))
+    per_category = defaultdict(list)
+    for category, price in final.values():
+        per_category[category].append(price)
+    want = {str(c): {"id": c, "final": sum(ps) // len(ps)} for c, ps in per_category.items()}
+    return want, lambda v: v
+
+
+FINAL = {"q3": q3, "q5": q5, "q8": q8, "q17": q17, "q18": q18, "q19": q19, "q4": q4}
 
 
 def q7(recs):
