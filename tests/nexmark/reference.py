@@ -194,7 +194,17 @@ def q13(recs):
             for k, t, b in bids_of(recs) if side_value(b["auction"] % 10000) is not None]
 
 
-STATELESS = {"q0": q0, "q1": q1, "q2": q2, "q14": q14, "q21": q21, "q22": q22, "q20": q20, "q13": q13}
+def q10(recs):
+    out = []
+    for k, t, b in bids_of(recs):
+        at = datetime.datetime.fromtimestamp(b["dateTime"] / 1000, datetime.timezone.utc)
+        out.append((k, t, {"auction": b["auction"], "bidder": b["bidder"], "price": b["price"],
+                           "dateTime": b["dateTime"], "extra": b["extra"],
+                           "dt": at.strftime("%Y-%m-%d"), "hm": at.strftime("%H:%M")}))
+    return out
+
+
+STATELESS = {"q10": q10, "q0": q0, "q1": q1, "q2": q2, "q14": q14, "q21": q21, "q22": q22, "q20": q20, "q13": q13}
 
 
 def q3(recs):
@@ -314,7 +324,24 @@ def q4(recs):
     return want, lambda v: v
 
 
-FINAL = {"q3": q3, "q5": q5, "q8": q8, "q17": q17, "q18": q18, "q19": q19, "q4": q4}
+def q9(recs):
+    auctions, want = {}, {}
+    for r in in_order(recs):
+        v = r["value"]
+        if r["topic"] == "nexmark-auction":
+            auctions[v["id"]] = v
+        elif r["topic"] == "nexmark-bid" and v["auction"] in auctions:
+            a = auctions[v["auction"]]
+            if not a["dateTime"] <= v["dateTime"] <= a["expires"]:
+                continue
+            old = want.get(r["key"])
+            if old is None or (v["price"], -v["dateTime"]) > (old["price"], -old["bid_dateTime"]):
+                want[r["key"]] = {**a, "auction": v["auction"], "bidder": v["bidder"], "price": v["price"],
+                                  "bid_dateTime": v["dateTime"], "bid_extra": v["extra"]}
+    return want, lambda v: v
+
+
+FINAL = {"q9": q9, "q3": q3, "q5": q5, "q8": q8, "q17": q17, "q18": q18, "q19": q19, "q4": q4}
 
 
 def q7(recs):
