@@ -341,7 +341,29 @@ def q9(recs):
     return want, lambda v: v
 
 
-FINAL = {"q9": q9, "q3": q3, "q5": q5, "q8": q8, "q17": q17, "q18": q18, "q19": q19, "q4": q4}
+def day_of(ms):
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc).strftime("%Y-%m-%d")
+
+
+def q15(recs):
+    ranks = [lambda p: True, lambda p: p < 10000, lambda p: 10000 <= p < 1000000, lambda p: p >= 1000000]
+    names = ["total", "rank1", "rank2", "rank3"]
+    per_day = defaultdict(list)
+    for _, _, b in bids_of(recs):
+        per_day[day_of(b["dateTime"])].append(b)
+    want = {}
+    for day, bids in per_day.items():
+        row = {"day": day}
+        for name, rank in zip(names, ranks):
+            chosen = [b for b in bids if rank(b["price"])]
+            row[name + "_bids"] = len(chosen)
+            row[name + "_bidders"] = len({b["bidder"] for b in chosen})
+            row[name + "_auctions"] = len({b["auction"] for b in chosen})
+        want[day] = row
+    return want, lambda v: v
+
+
+FINAL = {"q15": q15, "q9": q9, "q3": q3, "q5": q5, "q8": q8, "q17": q17, "q18": q18, "q19": q19, "q4": q4}
 
 
 def q7(recs):
