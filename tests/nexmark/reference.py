@@ -363,7 +363,27 @@ def q15(recs):
     return want, lambda v: v
 
 
-FINAL = {"q15": q15, "q9": q9, "q3": q3, "q5": q5, "q8": q8, "q17": q17, "q18": q18, "q19": q19, "q4": q4}
+def q16(recs):
+    ranks = [lambda p: True, lambda p: p < 10000, lambda p: 10000 <= p < 1000000, lambda p: p >= 1000000]
+    names = ["total", "rank1", "rank2", "rank3"]
+    groups = defaultdict(list)
+    for _, _, b in bids_of(recs):
+        groups[(b["channel"], day_of(b["dateTime"]))].append(b)
+    want = {}
+    for (channel, day), bids in groups.items():
+        minute = lambda b: datetime.datetime.fromtimestamp(
+            b["dateTime"] / 1000, datetime.timezone.utc).strftime("%H:%M")
+        row = {"channel": channel, "day": day, "minute": max(minute(b) for b in bids)}
+        for name, rank in zip(names, ranks):
+            chosen = [b for b in bids if rank(b["price"])]
+            row[name + "_bids"] = len(chosen)
+            row[name + "_bidders"] = len({b["bidder"] for b in chosen})
+            row[name + "_auctions"] = len({b["auction"] for b in chosen})
+        want["%s/%s" % (channel, day)] = row
+    return want, lambda v: v
+
+
+FINAL = {"q16": q16, "q15": q15, "q9": q9, "q3": q3, "q5": q5, "q8": q8, "q17": q17, "q18": q18, "q19": q19, "q4": q4}
 
 
 def q7(recs):
