@@ -423,7 +423,28 @@ def q11(recs):
     return out
 
 
-MULTISET = {"q7": q7, "q11": q11}
+def q23(recs):
+    persons = {r["value"]["id"]: r["value"] for r in events(recs, "person")}
+    sold = defaultdict(list)
+    for r in events(recs, "auction"):
+        sold[r["value"]["seller"]].append(r["value"])
+    out = []
+    for _, _, b in bids_of(recs):
+        p = persons.get(b["bidder"])
+        if p is None:
+            continue
+        out += [(str(b["bidder"]), {
+            "bidder": b["bidder"], "price": b["price"], "channel": b["channel"], "url": b["url"],
+            "bid_extra": b["extra"], "person_id": p["id"], "name": p["name"],
+            "emailAddress": p["emailAddress"], "creditCard": p["creditCard"], "city": p["city"],
+            "state": p["state"], "person_extra": p["extra"], "itemName": a["itemName"],
+            "description": a["description"], "initialBid": a["initialBid"], "reserve": a["reserve"],
+            "auction_dateTime": a["dateTime"], "expires": a["expires"], "seller": a["seller"],
+            "category": a["category"], "auction_extra": a["extra"]}) for a in sold[b["bidder"]]]
+    return out
+
+
+MULTISET = {"q7": q7, "q11": q11, "q23": q23}
 
 if __name__ == "__main__":
     main()
