@@ -1,0 +1,450 @@
+#!/usr/bin/env python3
+"""The expected output of each Nexmark query in bench/nexmark/queries, worked
+out here from the generated input alone (never from stoat's output), and
+compared with what the stoat program wrote.
+
+The expected records follow the query's reference SQL (nexmark/nexmark,
+nexmark-flink queries/qN.sql) and the emission rules of the stoat topology,
+which each qN.stoat's header states:
+  - a stateless query (a stream) keeps the input's order on one partition:
+    compared record by record, key, timestamp and value;
+  - a table (aggregation, join into a table) emits changes: compared by the
+    final value of each key (a null value deletes the key);
+  - a windowed aggregation with emit final emits each closed window once:
+    compared as a multiset of records.
+Floats are compared with a relative tolerance of 1e-9.
+
+usage: reference.py QUERY EVENTS STOAT_OUTPUT
+       reference.py side FILE      (writes q13's side input)
+"""
+import datetime
+import json
+import re
+import sys
+from collections import Counter, defaultdict
+
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def events(recs, kind):
+    return [r for r in recs if r["topic"] == "nexmark-" + kind]
+
+
+def approx(a, b):
+    """Equal, floats within a relative 1e-9, through lists and objects."""
+    if isinstance(a, float) or isinstance(b, float):
+        if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+            return False
+        return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(approx(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(approx(x, y) for x, y in zip(a, b))
+    return type(a) == type(b) and a == b
+
+
+def fail(msg):
+    sys.exit("FAIL: " + msg)
+
+
+def compare_sequence(want, got):
+    """want, got: lists of (key, timestamp, value), in order."""
+    if len(want) != len(got):
+        fail("%d records, expected %d" % (len(got), len(want)))
+    for i, (w, g) in enumerate(zip(want, got)):
+        if not approx(list(w), list(g)):
+            fail("record %d is %r, expected %r" % (i, g, w))
+    print("ok: %d records in order" % len(want))
+
+
+def compare_multiset(want, got):
+    """want, got: lists of (key, value) with no floats."""
+    canon = lambda kv: json.dumps(kv, sort_keys=True)
+    w, g = Counter(map(canon, want)), Counter(map(canon, got))
+    if w != g:
+        extra, missing = list((g - w).elements()), list((w - g).elements())
+        fail("%d records, expected %d; unexpected %s; missing %s"
+             % (len(got), len(want), extra[:3], missing[:3]))
+    print("ok: %d records (as a multiset)" % len(want))
+
+
+def compare_final(want, got_records, norm=lambda v: v):
+    """want: key -> final value; got_records: the change stream (key, value)."""
+    got = {}
+    for k, v in got_records:
+        if v is None:
+            got.pop(k, None)
+        else:
+            got[k] = norm(v)
+    if got.keys() != want.keys():
+        extra, missing = sorted(got.keys() - want.keys()), sorted(want.keys() - got.keys())
+        fail("%d keys, expected %d; unexpected %s; missing %s"
+             % (len(got), len(want), extra[:3], missing[:3]))
+    for k in want:
+        if not approx(want[k], got[k]):
+            fail("key %r is %r, expected %r" % (k, got[k], want[k]))
+    print("ok: %d keys' final values (from %d changes)" % (len(want), len(got_records)))
+
+
+def bids_of(recs):
+    return [(r["key"], r["timestamp"], r["value"]) for r in events(recs, "bid")]
+
+
+# --- the stateless queries: one output record per selected bid, in order ---
+
+def q0(recs):
+    return bids_of(recs)
+
+
+def q1(recs):
+    return [(k, t, {"auction": b["auction"], "bidder": b["bidder"], "price": 0.908 * b["price"],
+                    "dateTime": b["dateTime"], "extra": b["extra"]}) for k, t, b in bids_of(recs)]
+
+
+def q2(recs):
+    return [(k, t, {"auction": b["auction"], "price": b["price"]})
+            for k, t, b in bids_of(recs) if b["auction"] % 123 == 0]
+
+
+def q14(recs):
+    out = []
+    for k, t, b in bids_of(recs):
+        price = 0.908 * b["price"]
+        if not 1000000 < price < 50000000:
+            continue
+        hour = b["dateTime"] // 3600000 % 24     # HOUR() in UTC
+        kind = ("dayTime" if 8 <= hour <= 18 else
+                "nightTime" if hour <= 6 or hour >= 20 else "otherTime")
+        out.append((k, t, {"auction": b["auction"], "bidder": b["bidder"], "price": price,
+                           "bidTimeType": kind, "dateTime": b["dateTime"], "extra": b["extra"],
+                           "c_counts": b["extra"].count("c")}))
+    return out
+
+
+def q21(recs):
+    known = {"apple": "0", "google": "1", "facebook": "2", "baidu": "3"}
+    out = []
+    for k, t, b in bids_of(recs):
+        m = re.search(r"(&|^)channel_id=([^&]*)", b["url"])
+        extracted = m.group(2) if m else None
+        c = b["channel"].lower()
+        if extracted is None and c not in known:
+            continue
+        out.append((k, t, {"auction": b["auction"], "bidder": b["bidder"], "price": b["price"],
+                           "channel": b["channel"], "channel_id": known.get(c, extracted)}))
+    return out
+
+
+def q22(recs):
+    out = []
+    for k, t, b in bids_of(recs):
+        parts = b["url"].split("/")
+        part = lambda i: parts[i] if i < len(parts) else None
+        out.append((k, t, {"auction": b["auction"], "bidder": b["bidder"], "price": b["price"],
+                           "channel": b["channel"], "dir1": part(3), "dir2": part(4),
+                           "dir3": part(5)}))
+    return out
+
+
+def in_order(recs):
+    """The order the replay driver takes the records: the smallest timestamp
+    first across topics, ties in file order (each topic's own records are
+    in file order already, as the generator's times never fall)."""
+    return sorted(recs, key=lambda r: r["timestamp"])
+
+
+def q20(recs):
+    auctions, out = {}, []
+    for r in in_order(recs):
+        v = r["value"]
+        if r["topic"] == "nexmark-auction":
+            if v["category"] == 10:
+                auctions[v["id"]] = v
+        elif r["topic"] == "nexmark-bid" and v["auction"] in auctions:
+            a = auctions[v["auction"]]
+            out.append((r["key"], r["timestamp"], {
+                "auction": v["auction"], "bidder": v["bidder"], "price": v["price"],
+                "channel": v["channel"], "url": v["url"], "bid_dateTime": v["dateTime"],
+                "bid_extra": v["extra"], "itemName": a["itemName"], "description": a["description"],
+                "initialBid": a["initialBid"], "reserve": a["reserve"],
+                "auction_dateTime": a["dateTime"], "expires": a["expires"], "seller": a["seller"],
+                "category": a["category"], "auction_extra": a["extra"]}))
+    return out
+
+
+def side_value(k):
+    """q13's side input: every key 0..9999 but the multiples of 7."""
+    return None if k % 7 == 0 else "side-%d" % (k * 31 % 1009)
+
+
+def write_side(path):
+    with open(path, "w") as f:
+        for k in range(10000):
+            if side_value(k) is not None:
+                f.write(json.dumps({"topic": "nexmark-side", "timestamp": 0, "key": str(k),
+                                    "value": side_value(k)}) + "\n")
+
+
+def q13(recs):
+    return [(k, t, {"auction": b["auction"], "bidder": b["bidder"], "price": b["price"],
+                    "dateTime": b["dateTime"], "value": side_value(b["auction"] % 10000)})
+            for k, t, b in bids_of(recs) if side_value(b["auction"] % 10000) is not None]
+
+
+def q10(recs):
+    out = []
+    for k, t, b in bids_of(recs):
+        at = datetime.datetime.fromtimestamp(b["dateTime"] / 1000, datetime.timezone.utc)
+        out.append((k, t, {"auction": b["auction"], "bidder": b["bidder"], "price": b["price"],
+                           "dateTime": b["dateTime"], "extra": b["extra"],
+                           "dt": at.strftime("%Y-%m-%d"), "hm": at.strftime("%H:%M")}))
+    return out
+
+
+STATELESS = {"q10": q10, "q0": q0, "q1": q1, "q2": q2, "q14": q14, "q21": q21, "q22": q22, "q20": q20, "q13": q13}
+
+
+def q3(recs):
+    persons = {p["value"]["id"]: p["value"] for p in events(recs, "person")
+               if p["value"]["state"] in ("OR", "ID", "CA")}
+    want = {}
+    for r in events(recs, "auction"):
+        a = r["value"]
+        if a["category"] == 10 and a["seller"] in persons:
+            p = persons[a["seller"]]
+            want[r["key"]] = {"name": p["name"], "city": p["city"], "state": p["state"], "id": a["id"]}
+    return want, lambda v: v
+
+
+def main():
+    if sys.argv[1] == "side":
+        write_side(sys.argv[2])
+        return
+    query, recs, out = sys.argv[1], load(sys.argv[2]), load(sys.argv[3])
+    topics = {r["topic"] for r in out}
+    if topics - {"nexmark-" + query}:
+        fail("output to topics %s" % sorted(topics))
+    if query in STATELESS:
+        compare_sequence(STATELESS[query](recs), [(r["key"], r["timestamp"], r["value"]) for r in out])
+    elif query in FINAL:
+        want, norm = FINAL[query](recs)
+        compare_final(want, [(r["key"], r["value"]) for r in out], norm)
+    elif query in MULTISET:
+        compare_multiset(MULTISET[query](recs), [(r["key"], r["value"]) for r in out])
+    else:
+        fail("unknown query " + query)
+
+
+def q5(recs):
+    bids = [b for _, _, b in bids_of(recs)]
+    stream_time = max(b["dateTime"] for b in bids)
+    counts = defaultdict(Counter)                # window start -> auction -> bids
+    for b in bids:
+        t = b["dateTime"]
+        # every hopping window [s, s + 10 s), s a multiple of 2 s, holding t
+        for s in range(t - t % 2000 - 8000, t + 1, 2000):
+            if s >= 0 and s <= t < s + 10000:
+                counts[s][b["auction"]] += 1
+    want = {}
+    for s, per_auction in counts.items():
+        if s + 10000 > stream_time:              # not closed: not emitted
+            continue
+        maxn = max(per_auction.values())
+        want[str(s)] = {"starttime": s, "endtime": s + 10000, "maxn": maxn,
+                        "auctions": sorted(a for a, n in per_auction.items() if n == maxn)}
+    norm = lambda v: {**v, "auctions": sorted(int(a) for a in v["auctions"].split(","))}
+    return want, norm
+
+
+def q8(recs):
+    window = lambda t: t - t % 10000
+    registered = {(p["id"], window(p["dateTime"])): p for p in (r["value"] for r in events(recs, "person"))}
+    opened = {(a["seller"], window(a["dateTime"])) for a in (r["value"] for r in events(recs, "auction"))}
+    want = {}
+    for (pid, w), p in registered.items():
+        if (pid, w) in opened:
+            want["%d/%d" % (pid, w)] = {"id": pid, "name": p["name"], "stime": w}
+    return want, lambda v: v
+
+
+def q17(recs):
+    groups = defaultdict(list)
+    for _, _, b in bids_of(recs):
+        day = datetime.datetime.fromtimestamp(b["dateTime"] / 1000, datetime.timezone.utc).strftime("%Y-%m-%d")
+        groups[(b["auction"], day)].append(b["price"])
+    want = {}
+    for (auction, day), prices in groups.items():
+        want["%d/%s" % (auction, day)] = {
+            "auction": auction, "day": day, "total_bids": len(prices),
+            "rank1_bids": sum(p < 10000 for p in prices),
+            "rank2_bids": sum(10000 <= p < 1000000 for p in prices),
+            "rank3_bids": sum(p >= 1000000 for p in prices),
+            "min_price": min(prices), "max_price": max(prices),
+            "avg_price": sum(prices) // len(prices), "sum_price": sum(prices)}
+    return want, lambda v: v
+
+
+def q18(recs):
+    want = {}
+    for _, _, b in bids_of(recs):
+        key = "%d/%d" % (b["bidder"], b["auction"])
+        if key not in want or b["dateTime"] >= want[key]["dateTime"]:
+            want[key] = b
+    return want, lambda v: v
+
+
+def q19(recs):
+    per_auction = defaultdict(list)
+    for k, _, b in bids_of(recs):
+        per_auction[k].append(b)
+    want = {}
+    for k, bids in per_auction.items():
+        top = sorted(bids, key=lambda b: -b["price"])[:10]      # stable: earlier first among equals
+        want[k] = {"bids": [{**b, "rank_number": i + 1} for i, b in enumerate(top)]}
+    return want, lambda v: v
+
+
+def q4(recs):
+    auctions, final = {}, {}
+    for r in in_order(recs):
+        v = r["value"]
+        if r["topic"] == "nexmark-auction":
+            auctions[v["id"]] = v
+        elif r["topic"] == "nexmark-bid" and v["auction"] in auctions:
+            a = auctions[v["auction"]]
+            if a["dateTime"] <= v["dateTime"] <= a["expires"]:
+                final[a["id"]] = (a["category"], max(final.get(a["id"], (0, v["price"]))[1], v["price"]))
+    per_category = defaultdict(list)
+    for category, price in final.values():
+        per_category[category].append(price)
+    want = {str(c): {"id": c, "final": sum(ps) // len(ps)} for c, ps in per_category.items()}
+    return want, lambda v: v
+
+
+def q9(recs):
+    auctions, want = {}, {}
+    for r in in_order(recs):
+        v = r["value"]
+        if r["topic"] == "nexmark-auction":
+            auctions[v["id"]] = v
+        elif r["topic"] == "nexmark-bid" and v["auction"] in auctions:
+            a = auctions[v["auction"]]
+            if not a["dateTime"] <= v["dateTime"] <= a["expires"]:
+                continue
+            old = want.get(r["key"])
+            if old is None or (v["price"], -v["dateTime"]) > (old["price"], -old["bid_dateTime"]):
+                want[r["key"]] = {**a, "auction": v["auction"], "bidder": v["bidder"], "price": v["price"],
+                                  "bid_dateTime": v["dateTime"], "bid_extra": v["extra"]}
+    return want, lambda v: v
+
+
+def day_of(ms):
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc).strftime("%Y-%m-%d")
+
+
+def q15(recs):
+    ranks = [lambda p: True, lambda p: p < 10000, lambda p: 10000 <= p < 1000000, lambda p: p >= 1000000]
+    names = ["total", "rank1", "rank2", "rank3"]
+    per_day = defaultdict(list)
+    for _, _, b in bids_of(recs):
+        per_day[day_of(b["dateTime"])].append(b)
+    want = {}
+    for day, bids in per_day.items():
+        row = {"day": day}
+        for name, rank in zip(names, ranks):
+            chosen = [b for b in bids if rank(b["price"])]
+            row[name + "_bids"] = len(chosen)
+            row[name + "_bidders"] = len({b["bidder"] for b in chosen})
+            row[name + "_auctions"] = len({b["auction"] for b in chosen})
+        want[day] = row
+    return want, lambda v: v
+
+
+def q16(recs):
+    ranks = [lambda p: True, lambda p: p < 10000, lambda p: 10000 <= p < 1000000, lambda p: p >= 1000000]
+    names = ["total", "rank1", "rank2", "rank3"]
+    groups = defaultdict(list)
+    for _, _, b in bids_of(recs):
+        groups[(b["channel"], day_of(b["dateTime"]))].append(b)
+    want = {}
+    for (channel, day), bids in groups.items():
+        minute = lambda b: datetime.datetime.fromtimestamp(
+            b["dateTime"] / 1000, datetime.timezone.utc).strftime("%H:%M")
+        row = {"channel": channel, "day": day, "minute": max(minute(b) for b in bids)}
+        for name, rank in zip(names, ranks):
+            chosen = [b for b in bids if rank(b["price"])]
+            row[name + "_bids"] = len(chosen)
+            row[name + "_bidders"] = len({b["bidder"] for b in chosen})
+            row[name + "_auctions"] = len({b["auction"] for b in chosen})
+        want["%s/%s" % (channel, day)] = row
+    return want, lambda v: v
+
+
+FINAL = {"q16": q16, "q15": q15, "q9": q9, "q3": q3, "q5": q5, "q8": q8, "q17": q17, "q18": q18, "q19": q19, "q4": q4}
+
+
+def q7(recs):
+    bids = [b for _, _, b in bids_of(recs)]
+    stream_time = max(b["dateTime"] for b in bids)
+    windows = defaultdict(list)
+    for b in bids:
+        windows[b["dateTime"] - b["dateTime"] % 10000].append(b)
+    out = []
+    for s, in_window in windows.items():
+        if s + 10000 > stream_time:
+            continue
+        top = max(b["price"] for b in in_window)
+        out += [(str(b["auction"]), {"auction": b["auction"], "price": b["price"], "bidder": b["bidder"],
+                                     "dateTime": b["dateTime"], "extra": b["extra"]})
+                for b in in_window if b["price"] == top]
+    return out
+
+
+def q11(recs):
+    bids = [b for _, _, b in bids_of(recs)]
+    stream_time = max(b["dateTime"] for b in bids)
+    times = defaultdict(list)
+    for b in bids:
+        times[b["bidder"]].append(b["dateTime"])
+    out = []
+    for bidder, ts in times.items():
+        ts.sort()
+        sessions = [[ts[0], ts[0], 1]]
+        for t in ts[1:]:
+            if t - sessions[-1][1] <= 10000:     # within the gap, both ends inclusive
+                sessions[-1][1], sessions[-1][2] = t, sessions[-1][2] + 1
+            else:
+                sessions.append([t, t, 1])
+        out += [(str(bidder), {"bidder": bidder, "bid_count": n, "starttime": a, "endtime": e})
+                for a, e, n in sessions if e < stream_time - 10000]    # closed: emitted
+    return out
+
+
+def q23(recs):
+    persons = {r["value"]["id"]: r["value"] for r in events(recs, "person")}
+    sold = defaultdict(list)
+    for r in events(recs, "auction"):
+        sold[r["value"]["seller"]].append(r["value"])
+    out = []
+    for _, _, b in bids_of(recs):
+        p = persons.get(b["bidder"])
+        if p is None:
+            continue
+        out += [(str(b["bidder"]), {
+            "bidder": b["bidder"], "price": b["price"], "channel": b["channel"], "url": b["url"],
+            "bid_extra": b["extra"], "person_id": p["id"], "name": p["name"],
+            "emailAddress": p["emailAddress"], "creditCard": p["creditCard"], "city": p["city"],
+            "state": p["state"], "person_extra": p["extra"], "itemName": a["itemName"],
+            "description": a["description"], "initialBid": a["initialBid"], "reserve": a["reserve"],
+            "auction_dateTime": a["dateTime"], "expires": a["expires"], "seller": a["seller"],
+            "category": a["category"], "auction_extra": a["extra"]}) for a in sold[b["bidder"]]]
+    return out
+
+
+MULTISET = {"q7": q7, "q11": q11, "q23": q23}
+
+if __name__ == "__main__":
+    main()
