@@ -178,6 +178,70 @@ static void renumber(Topology *t, int nplanned)
 }
 
 /*
+ * The nodes of the stateful operator that node n leads, or 0 when n leads
+ * none: a node with a store of its own, both sides of a stream-stream join
+ * (led by side 0), the four nodes of a foreign-key join (led by the
+ * receiver, which holds the store), a stream-table join with a buffer.
+ */
+static int operator_nodes(IrNode *n, IrNode **group)
+{
+	JoinSpec *j = n->kind == IR_JOIN ? n->join : NULL;
+	if (j && j->kind == JOIN_STREAM_STREAM) {
+		if (j->side != 0)
+			return 0;
+		group[0] = n;
+		group[1] = j->peer;
+		return 2;
+	}
+	if (j && j->kind == JOIN_FOREIGN_KEY) {
+		if (j->side != FK_RECV)
+			return 0;
+		for (int i = 0; i < 4; i++)
+			group[i] = j->fk[i];
+		return 4;
+	}
+	if (n->has_store || (j && j->kind == JOIN_STREAM_TABLE && j->has_grace)) {
+		group[0] = n;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Stores are named after the stream or table being defined, so two
+ * stateful operators in one definition (table abc = a |> join(b, ...) |>
+ * join(c, ...)) would share their stores' names and changelogs.  Every
+ * such operator but the last is renamed <name>-<k>, k counting them from
+ * 1 in node order (Kafka Streams numbers its unnamed stores too); the last
+ * is the table itself and keeps its name.  '-' cannot appear in a name of
+ * the program, so the new names are free.
+ */
+static void distinct_store_bindings(Topology *t)
+{
+	for (int i = 0; i < t->nnodes; i++) {
+		IrNode *group[4], *n = t->nodes[i];
+		if (!n->binding || !operator_nodes(n, group) || strchr(n->binding, '-'))
+			continue;
+		const char *name = n->binding;
+		int count = 0, ordinal = 0;
+		for (int k = 0; k < t->nnodes; k++) {
+			IrNode *other[4];
+			if (t->nodes[k]->binding && strcmp(t->nodes[k]->binding, name) == 0 &&
+			    operator_nodes(t->nodes[k], other)) {
+				count++;
+				if (k == i)
+					ordinal = count;
+			}
+		}
+		if (ordinal == count)
+			continue;
+		char *renamed = xasprintf("%s-%d", name, ordinal);
+		for (int g = operator_nodes(n, group) - 1; g >= 0; g--)
+			group[g]->binding = renamed;
+	}
+}
+
+/*
  * Inserts an internal sink and source for every repartition: an
  * IR_REPARTITION node becomes the source (so what sema linked after it
  * stays linked) with a sink before it; a node marked needs_repartition
@@ -774,6 +838,7 @@ Plan *plan_build(Program *prog)
 	Plan *pl = xcalloc(1, sizeof *pl);
 	pl->prog = prog;
 	pl->topo = &prog->topo;
+	distinct_store_bindings(pl->topo);
 	plan_repartitions(pl->topo);
 	plan_stores(pl->topo); /* after a naming error too: it reports the changelogs' */
 	if (diag.errors > errors_before)
