@@ -104,7 +104,7 @@ def main():
       "100 ms, record cache 10 MiB, one stream thread, state in RocksDB. Median of %s run(s) per peer.\n"
       % (a.partitions, a.idle_ms, a.windowed_idle_ms or a.idle_ms, a.reps))
     w("Machine: %s. Repository: %s.\n" % (a.machine, a.commit))
-    if any(not s.startswith("windowed_") for s in scenarios):
+    if any(not s.startswith(("windowed_", "join_")) for s in scenarios):
         w("Inputs: %s events (~1 KiB JSON, keyed; filter_map keeps %s); %s text lines with %s words "
           "(Zipf s=1 over %s distinct words, null keys).\n" % (a.n_events, a.kept, a.n_lines, words, a.vocabulary))
     if any(s.startswith("windowed_") for s in scenarios):

@@ -406,6 +406,7 @@ typedef struct kept {
 	bool null_key;
 } kept;
 
+/* A growing array of kept records. */
 typedef struct kept_list {
 	kept *v;
 	size_t len, cap;
@@ -423,7 +424,8 @@ static char *copy_bytes(const void *p, size_t n)
 	return c;
 }
 
-/* Reads the whole topic, read_committed, appending every record with a value to l. */
+/* Reads the whole topic, read_committed, appending every record to l (a
+ * tombstone with value NULL), each partition's in offset order. */
 static void read_all(const char *bootstrap, const char *topic, kept_list *l)
 {
 	int partitions;
@@ -462,6 +464,7 @@ static void read_all(const char *bootstrap, const char *topic, kept_list *l)
 	rd_kafka_destroy(rk);
 }
 
+/* Frees l's records and array. */
 static void free_list(kept_list *l)
 {
 	for (size_t i = 0; i < l->len; i++) {
