@@ -24,6 +24,8 @@ SCENARIO_TITLE = {
     "windowed_tumbling": "Windowed count: tumbling 1 min, grace 10 s, emit changes",
     "windowed_hopping": "Windowed count: hopping 5 min every 1 min, grace 10 s, emit changes",
     "windowed_final": "Windowed count: tumbling 1 min, grace 10 s, emit final",
+    "join_stream_table": "Stream-table left join (orders with a customers table)",
+    "join_stream_stream": "Stream-stream inner join within 10 s (impressions with clicks)",
 }
 SHORT = {"at_least_once": "alo", "exactly_once": "eos"}
 
@@ -55,6 +57,9 @@ def main():
     for s in SCENARIO_TITLE:
         if s.startswith("windowed_"):
             n_input[s] = int(a.n_keyed or 0)
+    # The joins: the orders (the table is read by a run before the measured one); both streams.
+    n_input["join_stream_table"] = int(a.n_keyed or 0)
+    n_input["join_stream_stream"] = 2 * int(a.n_keyed or 0)
     words = int(a.words or 0)
 
     groups = {}
@@ -99,7 +104,7 @@ def main():
       "100 ms, record cache 10 MiB, one stream thread, state in RocksDB. Median of %s run(s) per peer.\n"
       % (a.partitions, a.idle_ms, a.windowed_idle_ms or a.idle_ms, a.reps))
     w("Machine: %s. Repository: %s.\n" % (a.machine, a.commit))
-    if any(not s.startswith("windowed_") for s in scenarios):
+    if any(not s.startswith(("windowed_", "join_")) for s in scenarios):
         w("Inputs: %s events (~1 KiB JSON, keyed; filter_map keeps %s); %s text lines with %s words "
           "(Zipf s=1 over %s distinct words, null keys).\n" % (a.n_events, a.kept, a.n_lines, words, a.vocabulary))
     if any(s.startswith("windowed_") for s in scenarios):
@@ -112,6 +117,21 @@ def main():
           % (a.n_keyed, a.keys, " Emit final on Kafka Streams: its once-a-second throttle "
              "(__emit.interval.ms.kstreams.windowed.aggregation__) set to 0, as stoat emits."
              if "windowed_final" in scenarios else ""))
+    if any(s.startswith("join_") for s in scenarios):
+        w("Joins' inputs (short text values, keys drawn uniformly from %s, record timestamps from "
+          "2026-01-01 20 ms apart with up to 5 s of jitter):%s%s\n" % (
+              a.keys,
+              " join_stream_table: %s orders left-joined with a table of %s customer records over the "
+              "same keys (about 1/e of the keys have none; timestamps a day before the orders'), every "
+              "order out once as `order:customer` or `order:none`; the peer reads the table in a run of "
+              "its own first (same application id and state, empty orders topic), then the orders are "
+              "written and the measured run reads them (CPU per order)." % (a.n_keyed, a.keys)
+              if "join_stream_table" in scenarios else "",
+              " join_stream_stream: %s impressions and %s clicks, inner-joined by key within 10 s (about "
+              "one match per record), grace 24 h (covering the input's whole time span: stoat's driver "
+              "takes a task's records in fetch order, not timestamp order, see bench/README.md), every "
+              "pair out once as `impression:click`; CPU per input record of both topics."
+              % (a.n_keyed, a.n_keyed) if "join_stream_stream" in scenarios else ""))
     chart = []
     for s in scenarios:
         w("## %s\n" % SCENARIO_TITLE.get(s, s))
@@ -155,6 +175,8 @@ def main():
                 if s.startswith("windowed_"):
                     notes.append("targets CPU <= 1/6 of KS: %s; peak RSS <= 1/5: %s"
                                  % ("met" if cpu_r <= 1 / 6 else "NOT met", "met" if rss_r <= 0.2 else "NOT met"))
+                if s.startswith("join_"):
+                    notes.append("target CPU <= 1/5 of KS: %s" % ("met" if cpu_r <= 0.2 else "NOT met"))
             low = figures(s, g, "stoat-low")
             if low and ks:
                 notes.append("with --memory low: CPU **%.3f** (1/%.1f), peak RSS **%.2f** (1/%.1f) of KS; "
@@ -199,7 +221,8 @@ def main():
       "input (count and digest), filter_map's hold the generator's count and agree across peers, word "
       "count's final tables agree across peers, and each windowed count's final count per (key, window "
       "start) equals the reference kbtool windows computes from the input alone (emit final: the "
-      "windows closed by each partition's last stream time, one output record each).\n")
+      "windows closed by each partition's last stream time, one output record each); each join's output "
+      "(count and digest) equals the reference kbtool stjoin / ssjoin computes from the inputs alone.\n")
     with open(a.out, "w") as f:
         f.write("\n".join(out))
     with open(a.chart_data, "w") as f:

@@ -4,7 +4,7 @@
  *
  *   gen -b BOOTSTRAP -t TOPIC -n N [--kind events|lines|bytes] [--seed S]
  *       [--keys K] [--zipf S] [--value-size BYTES] [--words-per-line W]
- *       [--ts-base MS] [--ts-step MS] [--ts-jitter MS]
+ *       [--ts-base MS] [--ts-step MS] [--ts-jitter MS] [--value-prefix P]
  *
  * Kinds:
  *   events  JSON values shaped like bench/kafka/filter_map.stoat's Event
@@ -15,8 +15,10 @@
  *           drawn from a vocabulary of --keys words; null keys (the word
  *           count's input);
  *   bytes   --value-size random bytes, keys "u<k>";
- *   keyed   short text values "e<i>", keys "u<k>" (the windowed counts'
- *           input: only the key and the timestamp matter).
+ *   keyed   short text values "e<i>" (--value-prefix changes the "e"), keys
+ *           "u<k>" (the windowed counts' input: only the key and the
+ *           timestamp matter; the joins' inputs, where the value is
+ *           joined: a table's "c<i>", a second stream's "k<i>").
  * --zipf S skews the draw of keys (and words) with exponent S (0, the
  * default, is uniform).  Keys partition with murmur2, as Java clients do;
  * null keys go round-robin over the partitions.  The same seed gives the
@@ -205,12 +207,13 @@ int main(int argc, char **argv)
 	size_t keys = 100000, value_size = 1024, words_per_line = 10;
 	double zipf = 0;
 	int64_t ts_base = BASE_TIMESTAMP, ts_step = 1, ts_jitter = 0;
+	const char *value_prefix = "e";
 	static const struct option longs[] = {
 		{ "kind", required_argument, 0, 'k' }, { "seed", required_argument, 0, 's' },
 		{ "keys", required_argument, 0, 'K' }, { "zipf", required_argument, 0, 'z' },
 		{ "value-size", required_argument, 0, 'v' }, { "words-per-line", required_argument, 0, 'w' },
 		{ "ts-base", required_argument, 0, 'B' }, { "ts-step", required_argument, 0, 'S' },
-		{ "ts-jitter", required_argument, 0, 'J' },
+		{ "ts-jitter", required_argument, 0, 'J' }, { "value-prefix", required_argument, 0, 'P' },
 		{ 0, 0, 0, 0 },
 	};
 	int c;
@@ -228,6 +231,7 @@ int main(int argc, char **argv)
 		case 'B': ts_base = strtoll(optarg, NULL, 10); break;
 		case 'S': ts_step = strtoll(optarg, NULL, 10); break;
 		case 'J': ts_jitter = strtoll(optarg, NULL, 10); break;
+		case 'P': value_prefix = optarg; break;
 		default: return 2;
 		}
 	}
@@ -237,7 +241,8 @@ int main(int argc, char **argv)
 	    ts_jitter < 0 || ts_base < ts_jitter) {
 		fprintf(stderr, "usage: gen -b BOOTSTRAP -t TOPIC -n N [--kind events|lines|bytes|keyed] [--seed S] "
 				"[--keys K] [--zipf S] [--value-size BYTES] [--words-per-line W] "
-				"[--ts-base MS] [--ts-step MS] [--ts-jitter MS] (--ts-base >= --ts-jitter)\n");
+				"[--ts-base MS] [--ts-step MS] [--ts-jitter MS] [--value-prefix P] "
+				"(--ts-base >= --ts-jitter)\n");
 		return 2;
 	}
 
@@ -290,7 +295,7 @@ int main(int argc, char **argv)
 			kept += make_event(&value, &rng, i, keyspace_draw(&ks, &rng), value_size);
 		} else if (keyed) {
 			value.len = 0;
-			putf(&value, "e%" PRIu64, i);
+			putf(&value, "%s%" PRIu64, value_prefix, i);
 		} else if (lines) {
 			value.len = 0;
 			for (size_t w = 0; w < words_per_line; w++) {

@@ -17,6 +17,14 @@
  *                                                 input alone: "WINDOWS DIGEST" as `final`
  *                                                 prints it for the count's output topic
  *                                                 (windowed keys, i64 counts); see below
+ *   kbtool stjoin BOOTSTRAP STREAM TABLE          the reference for the stream-table left join
+ *                                                 of bench/kafka/join_stream_table.stoat:
+ *                                                 "RECORDS DIGEST" as `count` prints it for
+ *                                                 the join's output; see below
+ *   kbtool ssjoin BOOTSTRAP LEFT RIGHT WINDOW     the reference for the stream-stream inner
+ *                                                 join of join_stream_stream.stoat, within
+ *                                                 WINDOW ms: "RECORDS DIGEST" as `count`
+ *                                                 prints it; see below
  *
  * DIGEST is an order-independent digest of the records' keys and values
  * (the sum of a 64-bit hash of each), so a passthrough's output can be
@@ -34,6 +42,19 @@
  * endian; the count is a LongSerde i64.  With `final` (emit on window close),
  * only the windows closed at the end are expected: end + GRACE <= the
  * partition's final stream time.
+ *
+ * `stjoin` reads the table topic whole first (each key's last value, a
+ * tombstone deleting it), then the stream: every stream record gives one
+ * output record with its key and the value STREAM-VALUE ":" TABLE-VALUE, or
+ * STREAM-VALUE ":none" when the table holds nothing for its key.  That is
+ * the join's output when every table record is processed before the first
+ * stream record (bench/run makes sure of it, see bench/README.md).
+ *
+ * `ssjoin` gives every pair (left record, right record) of one key with
+ * |t_left - t_right| <= WINDOW, value LEFT-VALUE ":" RIGHT-VALUE: the inner
+ * join's result when no record's partner has left its store before the
+ * record came (the stores' retention covers the input's whole time span,
+ * see bench/README.md).  Each pair once, in any order.
  *
  * The benchmark's records carry fixed timestamps (bench/micro/gen.py's, in
  * 2026), so its topics are created with retention.ms=-1 (time-based
@@ -377,6 +398,205 @@ static int reference_windows(const char *bootstrap, const char *topic, int64_t s
 	return 0;
 }
 
+/* A record kept by stjoin and ssjoin: key and value bytes, timestamp. */
+typedef struct kept {
+	char *key, *value;
+	size_t key_len, value_len;
+	int64_t ts;
+	bool null_key;
+} kept;
+
+/* A growing array of kept records. */
+typedef struct kept_list {
+	kept *v;
+	size_t len, cap;
+} kept_list;
+
+/* Copies n bytes (NULL for none) with a NUL after them. */
+static char *copy_bytes(const void *p, size_t n)
+{
+	char *c = malloc(n + 1);
+	if (!c)
+		die("join", "out of memory");
+	if (n)
+		memcpy(c, p, n);
+	c[n] = 0;
+	return c;
+}
+
+/* Reads the whole topic, read_committed, appending every record to l (a
+ * tombstone with value NULL), each partition's in offset order. */
+static void read_all(const char *bootstrap, const char *topic, kept_list *l)
+{
+	int partitions;
+	rd_kafka_t *rk = open_from_start(bootstrap, topic, "kbtool-join", NULL, &partitions);
+	rd_kafka_queue_t *q = rd_kafka_queue_get_consumer(rk);
+	rd_kafka_message_t *msgs[1000];
+	int eof_left = partitions;
+	while (eof_left > 0) {
+		ssize_t n = rd_kafka_consume_batch_queue(q, 1000, msgs, 1000);
+		for (ssize_t i = 0; i < n; i++) {
+			rd_kafka_message_t *m = msgs[i];
+			if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+				eof_left--;
+			} else if (m->err) {
+				die(topic, rd_kafka_message_errstr(m));
+			} else {
+				if (l->len == l->cap) {
+					l->cap = l->cap ? l->cap * 2 : 4096;
+					if (!(l->v = realloc(l->v, l->cap * sizeof *l->v)))
+						die("join", "out of memory");
+				}
+				kept *k = &l->v[l->len++];
+				k->key = copy_bytes(m->key, m->key ? m->key_len : 0);
+				k->key_len = m->key ? m->key_len : 0;
+				k->null_key = !m->key;
+				/* A null value (a tombstone) is kept as value NULL. */
+				k->value = m->payload ? copy_bytes(m->payload, m->len) : NULL;
+				k->value_len = m->payload ? m->len : 0;
+				k->ts = rd_kafka_message_timestamp(m, NULL);
+			}
+			rd_kafka_message_destroy(m);
+		}
+	}
+	rd_kafka_queue_destroy(q);
+	rd_kafka_consumer_close(rk);
+	rd_kafka_destroy(rk);
+}
+
+/* Frees l's records and array. */
+static void free_list(kept_list *l)
+{
+	for (size_t i = 0; i < l->len; i++) {
+		free(l->v[i].key);
+		free(l->v[i].value);
+	}
+	free(l->v);
+}
+
+/* Adds output record (key, a ":" b) to *records and *digest as `count` does. */
+static void add_joined(const kept *k, const char *a, size_t a_len, const char *b, size_t b_len, char **buf,
+		       size_t *cap, uint64_t *records, uint64_t *digest)
+{
+	size_t n = a_len + 1 + b_len;
+	if (n > *cap) {
+		*cap = n * 2;
+		if (!(*buf = realloc(*buf, *cap)))
+			die("join", "out of memory");
+	}
+	memcpy(*buf, a, a_len);
+	(*buf)[a_len] = ':';
+	memcpy(*buf + a_len + 1, b, b_len);
+	(*records)++;
+	*digest += hash(*buf, n, hash(k->key, k->key_len, 0xcbf29ce484222325ULL));
+}
+
+/* Orders kept records by key bytes, then timestamp. */
+static int by_key_time(const void *x, const void *y)
+{
+	const kept *a = x, *b = y;
+	size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
+	int c = memcmp(a->key, b->key, n);
+	if (c)
+		return c;
+	if (a->key_len != b->key_len)
+		return a->key_len < b->key_len ? -1 : 1;
+	return (a->ts > b->ts) - (a->ts < b->ts);
+}
+
+/* Orders kept records by key bytes only. */
+static int key_cmp(const kept *a, const kept *b)
+{
+	size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
+	int c = memcmp(a->key, b->key, n);
+	return c ? c : (a->key_len > b->key_len) - (a->key_len < b->key_len);
+}
+
+/* key_cmp for bsearch. */
+static int by_key(const void *x, const void *y)
+{
+	return key_cmp(x, y);
+}
+
+/*
+ * The stream-table left join's reference (see the header).  The table's
+ * last value per key: sorted by key, the last record of a key in topic order
+ * wins (a key lives in one partition, so its records keep their order).
+ */
+static int reference_stjoin(const char *bootstrap, const char *stream, const char *table)
+{
+	kept_list t = { 0 }, s = { 0 };
+	read_all(bootstrap, table, &t);
+	/* Stable by key: a sort by (key, position) keeps topic order within a key. */
+	for (size_t i = 0; i < t.len; i++)
+		t.v[i].ts = (int64_t)i;
+	qsort(t.v, t.len, sizeof *t.v, by_key_time);
+	size_t keys = 0;
+	for (size_t i = 0; i < t.len; i++)
+		if (i + 1 == t.len || key_cmp(&t.v[i], &t.v[i + 1]))
+			t.v[keys++] = t.v[i];
+		else {
+			free(t.v[i].key);
+			free(t.v[i].value);
+		}
+	t.len = keys;
+	read_all(bootstrap, stream, &s);
+	uint64_t records = 0, digest = 0, found = 0;
+	char *buf = NULL;
+	size_t cap = 0;
+	for (size_t i = 0; i < s.len; i++) {
+		const kept *r = &s.v[i];
+		if (!r->value)
+			continue; /* dropped by the join */
+		/* A null key is passed on with no table value, without a lookup (KIP-962). */
+		const kept *hit = r->null_key ? NULL : bsearch(r, t.v, t.len, sizeof *t.v, by_key);
+		if (hit && hit->value) {
+			found++;
+			add_joined(r, r->value, r->value_len, hit->value, hit->value_len, &buf, &cap, &records, &digest);
+		} else {
+			add_joined(r, r->value, r->value_len, "none", 4, &buf, &cap, &records, &digest);
+		}
+	}
+	fprintf(stderr, "kbtool: stjoin: %" PRIu64 " of %" PRIu64 " records found a table value (%zu table keys)\n",
+		found, records, t.len);
+	printf("%" PRIu64 " %016" PRIx64 "\n", records, digest);
+	free(buf);
+	free_list(&t);
+	free_list(&s);
+	return 0;
+}
+
+/* The stream-stream inner join's reference (see the header). */
+static int reference_ssjoin(const char *bootstrap, const char *left, const char *right, int64_t window)
+{
+	kept_list l = { 0 }, r = { 0 };
+	read_all(bootstrap, left, &l);
+	read_all(bootstrap, right, &r);
+	qsort(l.v, l.len, sizeof *l.v, by_key_time);
+	qsort(r.v, r.len, sizeof *r.v, by_key_time);
+	uint64_t records = 0, digest = 0;
+	char *buf = NULL;
+	size_t cap = 0, from = 0;
+	for (size_t i = 0; i < l.len; i++) {
+		const kept *a = &l.v[i];
+		if (!a->value || a->null_key)
+			continue; /* null keys and values join nothing */
+		/* from: the first right record of a's key with ts >= a's ts - window (both sorted). */
+		while (from < r.len && (key_cmp(&r.v[from], a) < 0 ||
+					(!key_cmp(&r.v[from], a) && r.v[from].ts < a->ts - window)))
+			from++;
+		for (size_t j = from; j < r.len && !key_cmp(&r.v[j], a) && r.v[j].ts <= a->ts + window; j++)
+			if (r.v[j].value && !r.v[j].null_key)
+				add_joined(a, a->value, a->value_len, r.v[j].value, r.v[j].value_len, &buf, &cap, &records,
+					   &digest);
+	}
+	printf("%" PRIu64 " %016" PRIx64 "\n", records, digest);
+	free(buf);
+	free_list(&l);
+	free_list(&r);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if ((argc == 7 || (argc == 8 && !strcmp(argv[7], "final"))) && !strcmp(argv[1], "windows")) {
@@ -385,6 +605,14 @@ int main(int argc, char **argv)
 		if (size <= 0 || advance <= 0 || advance > size || grace < 0)
 			die("windows", "SIZE > 0, 0 < ADVANCE <= SIZE and GRACE >= 0 (milliseconds)");
 		return reference_windows(argv[2], argv[3], size, advance, grace, argc == 8);
+	}
+	if (argc == 5 && !strcmp(argv[1], "stjoin"))
+		return reference_stjoin(argv[2], argv[3], argv[4]);
+	if (argc == 6 && !strcmp(argv[1], "ssjoin")) {
+		int64_t window = strtoll(argv[5], NULL, 10);
+		if (window < 0)
+			die("ssjoin", "WINDOW >= 0 (milliseconds)");
+		return reference_ssjoin(argv[2], argv[3], argv[4], window);
 	}
 	if (argc >= 5 && !strcmp(argv[1], "create"))
 		return admin("create", argv[2], atoi(argv[3]), argv + 4, argc - 4);
@@ -395,6 +623,7 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "final"))
 		return count(argv[2], argv[3], true);
 	fprintf(stderr, "usage: kbtool create BOOTSTRAP PARTITIONS TOPIC... | delete BOOTSTRAP TOPIC... | "
-			"count|final BOOTSTRAP TOPIC | windows BOOTSTRAP TOPIC SIZE ADVANCE GRACE [final]\n");
+			"count|final BOOTSTRAP TOPIC | windows BOOTSTRAP TOPIC SIZE ADVANCE GRACE [final] | "
+			"stjoin BOOTSTRAP STREAM TABLE | ssjoin BOOTSTRAP LEFT RIGHT WINDOW\n");
 	return 2;
 }

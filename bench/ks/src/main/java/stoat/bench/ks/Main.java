@@ -16,6 +16,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -25,6 +26,10 @@ import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.EmitStrategy;
 import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.JoinWindows;
+import org.apache.kafka.streams.kstream.Joined;
+import org.apache.kafka.streams.kstream.KTable;
+import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.WindowedSerdes;
 import org.apache.kafka.streams.kstream.KStream;
@@ -36,14 +41,15 @@ import org.apache.kafka.streams.state.WindowStore;
 
 /**
  * The Kafka Streams peer of stoat's broker benchmarks: the topologies of
- * bench/kafka/{passthrough,filter_map,wordcount}.stoat written against the
- * Kafka Streams DSL. See bench/ks/README.md.
+ * bench/kafka/*.stoat (passthrough, filter_map, wordcount, the windowed
+ * counts, the joins) written against the Kafka Streams DSL. See bench/ks/README.md.
  */
 public final class Main {
 	private static final String USAGE = String.join("\n",
 			"usage: java -jar stoat-bench-ks.jar passthrough|filter_map|wordcount|windowed_tumbling|",
-			"         windowed_hopping|windowed_final",
+			"         windowed_hopping|windowed_final|join_stream_table|join_stream_stream",
 			"         --bootstrap HOST:PORT --app-id ID --in TOPIC --out TOPIC",
+			"         [--in2 TOPIC (the joins' table or right stream)] [--join-grace-ms 10000]",
 			"         [--guarantee at_least_once|exactly_once] [--commit-interval-ms 100]",
 			"         [--cache-max-bytes 10485760] [--threads 1] [--state-dir DIR]",
 			"         [--idle-exit-ms N] [--config PROPERTY=VALUE]... [--print-topology]");
@@ -155,6 +161,47 @@ public final class Main {
 	}
 
 	/*
+	 * bench/kafka/join_stream_table.stoat: the orders of `in` left-joined with the customers table
+	 * of `table` (its RocksDB store "customers", changelog <app-id>-customers-changelog, the record
+	 * cache in front): every order comes out with its key and value + ":" + the customer's value,
+	 * or + ":none" when the table has none for its key. String keys and values (stoat's (text, text)).
+	 * The table's records count as input (countedString): bench/run first runs the peer on the table
+	 * alone, and its idle exit and "records in" must see them.
+	 */
+	static Topology joinStreamTable(StreamsBuilder b, String in, String table, String out) {
+		KTable<String, String> customers = b.table(table, Consumed.with(nonNullString(), countedString()),
+				Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("customers")
+						.withKeySerde(Serdes.String()).withValueSerde(Serdes.String()));
+		b.stream(in, Consumed.with(nonNullString(), nonNullString()))
+				.peek(Main::input)
+				.leftJoin(customers, (o, c) -> o + ":" + (c == null ? "none" : c),
+						Joined.with(Serdes.String(), Serdes.String(), Serdes.String()))
+				.peek(Main::output)
+				.to(out, Produced.with(Serdes.String(), Serdes.String()));
+		return b.build();
+	}
+
+	/*
+	 * bench/kafka/join_stream_stream.stoat: the impressions of `in` inner-joined with the clicks of
+	 * `right` of the same key within 10 s of each other (JoinWindows.ofTimeDifferenceAndGrace(10 s,
+	 * grace)), both sides in RocksDB window stores named after "impressions_clicks" (with
+	 * changelogs); every pair comes out with the key and impression + ":" + click.
+	 */
+	static Topology joinStreamStream(StreamsBuilder b, String in, String right, String out, Duration grace) {
+		KStream<String, String> clicks = b.stream(right, Consumed.with(nonNullString(), nonNullString()))
+				.peek(Main::input);
+		b.stream(in, Consumed.with(nonNullString(), nonNullString()))
+				.peek(Main::input)
+				.join(clicks, (i, c) -> i + ":" + c,
+						JoinWindows.ofTimeDifferenceAndGrace(Duration.ofSeconds(10), grace),
+						StreamJoined.with(Serdes.String(), Serdes.String(), Serdes.String())
+								.withStoreName("impressions_clicks"))
+				.peek(Main::output)
+				.to(out, Produced.with(Serdes.String(), Serdes.String()));
+		return b.build();
+	}
+
+	/*
 	 * Kafka's StringSerde, but null is a deserialization error (which stops the app: Kafka Streams'
 	 * default LogAndFailExceptionHandler), as for stoat's `string` (not `string?`) keys and values.
 	 */
@@ -164,6 +211,23 @@ public final class Main {
 			public String deserialize(String topic, byte[] data) {
 				if (data == null)
 					throw new SerializationException("null where a string is expected (" + topic + ")");
+				return super.deserialize(topic, data);
+			}
+		};
+		return Serdes.serdeFrom(new StringSerializer(), d);
+	}
+
+	/*
+	 * Kafka's StringSerde (null for a tombstone) counting every record it reads as input: a KTable
+	 * source has no stream to peek at. It counts a record when the task buffers it, a moment before
+	 * it is processed; one still unprocessed at the idle exit's close is not committed, so the next
+	 * run reads it again, still before every order (it has an earlier timestamp).
+	 */
+	static Serde<String> countedString() {
+		Deserializer<String> d = new StringDeserializer() {
+			@Override
+			public String deserialize(String topic, byte[] data) {
+				IN.increment();
 				return super.deserialize(topic, data);
 			}
 		};
@@ -195,10 +259,10 @@ public final class Main {
 		if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help"))
 			usage(null);
 		String scenario = args[0];
-		String bootstrap = null, in = null, out = null, stateDir = null;
+		String bootstrap = null, in = null, in2 = null, out = null, stateDir = null;
 		String guarantee = "at_least_once";
 		boolean printTopology = false;
-		long commitMs = 100, cacheBytes = 10L * 1024 * 1024, threads = 1, idleMs = 0;
+		long commitMs = 100, cacheBytes = 10L * 1024 * 1024, threads = 1, idleMs = 0, joinGraceMs = 10000;
 		Properties extra = new Properties();
 		for (int i = 1; i < args.length; i++) {
 			String opt = args[i];
@@ -218,6 +282,8 @@ public final class Main {
 			case "--bootstrap", "--bootstrap-servers", "-b" -> bootstrap = val;
 			case "--app-id" -> appId = val;
 			case "--in" -> in = val;
+			case "--in2" -> in2 = val;
+			case "--join-grace-ms" -> joinGraceMs = number(opt, val);
 			case "--out" -> out = val;
 			case "--guarantee" -> guarantee = val;
 			case "--commit-interval-ms" -> commitMs = number(opt, val);
@@ -246,8 +312,10 @@ public final class Main {
 		}
 		};
 		if (!java.util.List.of("passthrough", "filter_map", "wordcount", "windowed_tumbling", "windowed_hopping",
-				"windowed_final").contains(scenario))
+				"windowed_final", "join_stream_table", "join_stream_stream").contains(scenario))
 			usage("unknown scenario " + scenario);
+		if (scenario.startsWith("join_") && in2 == null)
+			usage(scenario + " needs --in2 (the table or the right stream)");
 		Path tempState = null;
 		if (stateDir == null) {
 			tempState = Files.createTempDirectory("stoat-bench-ks-");
@@ -283,6 +351,8 @@ public final class Main {
 		case "windowed_tumbling" -> windowed(builder, in, out, Duration.ofMinutes(1), Duration.ofMinutes(1), false);
 		case "windowed_hopping" -> windowed(builder, in, out, Duration.ofMinutes(5), Duration.ofMinutes(1), false);
 		case "windowed_final" -> windowed(builder, in, out, Duration.ofMinutes(1), Duration.ofMinutes(1), true);
+		case "join_stream_table" -> joinStreamTable(builder, in, in2, out);
+		case "join_stream_stream" -> joinStreamStream(builder, in, in2, out, Duration.ofMillis(joinGraceMs));
 		default -> wordcount(builder, in, out);
 		};
 		if (printTopology)
@@ -357,7 +427,11 @@ public final class Main {
 				break;
 			}
 		}
-		boolean closed = streams.close(Duration.ofSeconds(60));
+		// Leaving the group, as stoat's driver does at its stop: a run that follows on the same
+		// application id (join_stream_table's, after its table run) then joins at once, instead of
+		// waiting out this member's session timeout (Kafka Streams' default close stays in the group).
+		boolean closed = streams.close(CloseOptions.timeout(Duration.ofSeconds(60))
+				.withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
 		if (!closed) {
 			log("error: Kafka Streams did not close within 60 s");
 			failed.set(true);
