@@ -686,6 +686,8 @@ static void emit_app(Gen *g, Printer *p)
 				pr(p, ", .in_memory = true");
 			if (st->global)
 				pr(p, ", .global = true");
+			if (st->uncached)
+				pr(p, ", .uncached = true");
 			if (st->window)
 				pr(p,
 				   ", .kind = STOAT_STORE_WINDOW, .retention_ms = %lld, .segment_ms = %lld%s"

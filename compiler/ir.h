@@ -238,6 +238,12 @@ typedef struct Store {
 	bool window;
 	int64_t retention_ms, segment_ms, window_retention_ms;
 	bool time_index;
+	/* Read and written past the record cache: a join's own stores (the
+	 * sides of a stream-stream join, its unmatched records, a grace
+	 * buffer, a foreign-key join's subscriptions), which Kafka Streams
+	 * builds without caching.  A window fetch would otherwise scan the
+	 * whole cache at every record. */
+	bool uncached;
 	/* The versions of a versioned table (node->versioned): written and read by
 	 * runtime versioned.c, with no downstream of its own. */
 	bool versions;

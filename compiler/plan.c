@@ -387,6 +387,7 @@ static void plan_join_store(Topology *t, IrNode *n)
 		.name = name,
 		.node = n,
 		.changelog = xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", name),
+		.uncached = true,
 		.window = true,
 		.retention_ms = r,
 		.segment_ms = r / 2 > 60000 ? r / 2 : 60000,
@@ -407,6 +408,7 @@ static void plan_join_store(Topology *t, IrNode *n)
 		.name = shared,
 		.node = n,
 		.changelog = xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", shared),
+		.uncached = true,
 		.window = true,
 		.retention_ms = INT64_MAX / 4,
 		.segment_ms = 86400000,
@@ -434,6 +436,7 @@ static void plan_fk_store(Topology *t, IrNode *n)
 		.name = name,
 		.node = n,
 		.changelog = xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", name),
+		.uncached = true,
 	};
 }
 
@@ -456,6 +459,7 @@ static void plan_buffer_store(Topology *t, IrNode *n)
 		.name = name,
 		.node = n,
 		.changelog = xasprintf("%s-%s-changelog", t->app_id ? t->app_id : "app", name),
+		.uncached = true,
 		.window = true,
 		.retention_ms = INT64_MAX / 4,
 		.segment_ms = 86400000,
@@ -1098,7 +1102,7 @@ char *plan_text(const Plan *pl, const char *path)
 				pr(&p, ", retention %lld ms past the end, segments of %lld ms%s%s",
 				   (long long)s->retention_ms, (long long)s->segment_ms, s->time_index ? ", time index" : "",
 				   s->node->window && s->node->window->emit_final ? ", emit final" : "");
-			pr(&p, "\n");
+			pr(&p, "%s\n", s->uncached ? ", uncached" : "");
 		}
 		for (int j = 0; j < st->npipelines; j++)
 			pr_pipeline(&p, pl, &pl->pipelines[st->pipelines[j]]);

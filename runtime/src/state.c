@@ -588,7 +588,8 @@ bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
 	if (!p)
 		return false;
 	stoat_state *st = p->st;
-	if (st->cache_max > 0) {
+	bool cached = st->cache_max > 0 && !st->app->stores[p->store].uncached;
+	if (cached) {
 		cache_entry *e = cache_find(&st->cache, p, key);
 		if (e) {
 			if (!e->new_value.ptr)
@@ -603,7 +604,7 @@ bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
 		stoat_error(cx, "%s", err);
 		return false;
 	}
-	if (st->cache_max > 0)
+	if (cached)
 		cache_add(&st->cache, p, key, found ? *value : (stoat_str){ NULL, 0 });
 	return found;
 }
@@ -619,7 +620,7 @@ static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value
 	if (!p)
 		return false;
 	stoat_state *st = p->st;
-	if (st->cache_max == 0)
+	if (st->cache_max == 0 || st->app->stores[p->store].uncached)
 		return stoat_part_write(cx, p, key, value);
 	record_cache *c = &st->cache;
 	cache_entry *e = cache_find(c, p, key);

@@ -640,7 +640,7 @@ static void run_fetch(stoat_window_iter *it, bool by_index)
 		stoat_mem_map_each(&p->pending, collect_pending, it);
 	}
 	const record_cache *c = &p->st->cache;
-	if (p->st->cache_max > 0)
+	if (p->st->cache_max > 0 && !desc_of(p)->uncached)
 		for (size_t i = 0; i < c->count; i++)
 			if (c->entries[i].part == p)
 				collect(it, c->entries[i].key, c->entries[i].new_value, 2);

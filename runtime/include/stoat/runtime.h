@@ -328,6 +328,7 @@ typedef struct stoat_store_desc {
 	const char *name;
 	stoat_store_flush_fn flush; /* NULL: nothing downstream */
 	bool in_memory;             /* a hash map instead of RocksDB */
+	bool uncached;              /* never in the record cache (a join's own stores, as Kafka Streams') */
 	stoat_store_kind kind;
 	int subtopology;            /* the sub-topology whose tasks own it */
 	/*
