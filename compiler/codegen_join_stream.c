@@ -382,12 +382,7 @@ void emit_stream_join(Gen *g, IrNode *n, CVar *k, CVar *v)
 		pr_dedent(g->out);
 		pr(g->out, "} else {\n");
 		pr_indent(g->out);
-		pr(g->out, "int64_t on%d = 0, os%d, oe%d;\nstoat_str oik%d, oiv%d;\n", id, id, id, id, id);
-		pr(g->out, "stoat_window_iter *odup%d = stoat_window_fetch_key(cx, %d, ok%d_this, ts%d, ts%d);\n", id,
-		   j->outer_store, id, id, id);
-		pr(g->out, "while (stoat_window_next(odup%d, &oik%d, &os%d, &oe%d, &oiv%d))\n", id, id, id, id, id);
-		pr_nested(g->out, "on%d = os%d + 1;\n", id, id);
-		pr(g->out, "stoat_window_iter_close(odup%d);\n", id);
+		pr(g->out, "int64_t on%d = stoat_window_next_arrival(cx, %d, ok%d_this, ts%d);\n", id, j->outer_store, id, id);
 		emit_error_check(g);
 		pr(g->out, "cx->value_buf.len = 0;\n%s(&cx->value_buf, &%s);\n", put_fn, use(vv));
 		pr(g->out, "if (!stoat_window_put_quiet(cx, %d, ok%d_this, on%d, ts%d, stoat_buf_str(&cx->value_buf)))\n",
@@ -408,12 +403,7 @@ void emit_stream_join(Gen *g, IrNode *n, CVar *k, CVar *v)
 	          own->name);
 	pr(g->out, "} else {\n");
 	pr_indent(g->out);
-	pr(g->out, "int64_t n%d = 0, s%d, e%d;\nstoat_str ik%d, iv%d;\n", id, id, id, id, id);
-	pr(g->out, "stoat_window_iter *dup%d = stoat_window_fetch_key(cx, %d, sk%d, ts%d, ts%d);\n", id, j->store, id, id,
-	   id);
-	pr(g->out, "while (stoat_window_next(dup%d, &ik%d, &s%d, &e%d, &iv%d))\n", id, id, id, id, id);
-	pr_nested(g->out, "n%d = s%d + 1;\n", id, id);
-	pr(g->out, "stoat_window_iter_close(dup%d);\n", id);
+	pr(g->out, "int64_t n%d = stoat_window_next_arrival(cx, %d, sk%d, ts%d);\n", id, j->store, id, id);
 	emit_error_check(g);
 	pr(g->out, "cx->value_buf.len = 0;\n%s(&cx->value_buf, &%s);\n", put_fn, use(vv));
 	pr(g->out, "if (!stoat_window_put_quiet(cx, %d, sk%d, n%d, ts%d, stoat_buf_str(&cx->value_buf)))\n", j->store, id,

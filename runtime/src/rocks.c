@@ -522,6 +522,12 @@ void stoat_rocks_iter_seek(stoat_rocks_iter *it, stoat_str key)
 	rocksdb_iter_seek(it->it, key.ptr, key.len);
 }
 
+/* Moves to the last key <= key (rocks.h). */
+void stoat_rocks_iter_seek_for_prev(stoat_rocks_iter *it, stoat_str key)
+{
+	rocksdb_iter_seek_for_prev(it->it, key.ptr, key.len);
+}
+
 /* Moves to the next entry.  The iterator must be valid. */
 void stoat_rocks_iter_next(stoat_rocks_iter *it)
 {

@@ -694,6 +694,44 @@ stoat_window_iter *stoat_window_fetch_key(stoat_ctx *cx, int store, stoat_str ke
 	return it;
 }
 
+/* See runtime.h.  The fast path lands on the last entry <= (key, end,
+ * INT64_MAX); anything but one of (key, end)'s own windows there (none, or
+ * another key's whose bytes extend this one's) falls back to a fetch. */
+int64_t stoat_window_next_arrival(stoat_ctx *cx, int store, stoat_str key, int64_t end)
+{
+	stoat_store_part *p = window_part_of(cx, store);
+	if (!p || end < p->expired_cut)
+		return 0;
+	const stoat_store_desc *d = desc_of(p);
+	if (p->family >= 0 && (d->uncached || p->st->cache_max == 0)) {
+		size_t len = key.len + WINDOW_KEY_EXTRA;
+		char *target = stoat_arena_alloc(&cx->arena, len);
+		build_window_key(d, target, key, INT64_MAX, end);
+		stoat_rocks_iter *ri = stoat_rocks_scan(p->st->db, p->family, (stoat_str){ target, len });
+		stoat_rocks_iter_seek_for_prev(ri, (stoat_str){ target, len });
+		int64_t next = -1;
+		if (stoat_rocks_iter_valid(ri)) {
+			stoat_str k = stoat_rocks_iter_key(ri);
+			if (k.len == len && memcmp(k.ptr, target, len - 8) == 0)
+				next = get_ordered_i64(k.ptr + len - 8) + 1;
+		}
+		char err[512] = "";
+		if (!stoat_rocks_iter_close(ri, err, sizeof err)) {
+			stoat_error(cx, "%s", err);
+			return 0;
+		}
+		if (next >= 0)
+			return next;
+	}
+	int64_t next = 0, start, e;
+	stoat_str k, v;
+	stoat_window_iter *it = stoat_window_fetch_key(cx, store, key, end, end);
+	while (stoat_window_next(it, &k, &start, &e, &v))
+		next = start + 1;
+	stoat_window_iter_close(it);
+	return next;
+}
+
 /* Every key's windows ending in (end_after, end_upto], by end, key,
  * start. */
 stoat_window_iter *stoat_window_fetch_ended(stoat_ctx *cx, int store, int64_t end_after, int64_t end_upto)

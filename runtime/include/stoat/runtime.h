@@ -644,6 +644,14 @@ stoat_window_iter *stoat_window_fetch_ended(stoat_ctx *cx, int store, int64_t en
 /* The next window, or false at the end (or after an error: cx->error). */
 bool stoat_window_next(stoat_window_iter *it, stoat_str *key, int64_t *start, int64_t *end, stoat_str *value);
 void stoat_window_iter_close(stoat_window_iter *it);
+/*
+ * 1 + the largest start among key's windows ending at end, or 0 when it
+ * has none: the arrival number of the next record a stream-stream join
+ * keeps under (key, end), its windows being [arrival, timestamp].  One
+ * backward seek in a RocksDB store without the record cache (a join's), so
+ * that many records of one key and time do not cost a scan each.
+ */
+int64_t stoat_window_next_arrival(stoat_ctx *cx, int store, stoat_str key, int64_t end);
 
 /*
  * Versioned tables (KIP-889/914, runtime/src/versioned.c): the versions of
