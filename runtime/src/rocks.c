@@ -487,12 +487,11 @@ void stoat_rocks_abort(stoat_rocks *db)
 }
 
 /*
- * Opens an iterator over family in bytewise key order, merging committed
- * data with the uncommitted batch (deleted keys skipped).  Positioned at
- * the first key >= start, or the first key when start.ptr is NULL.
+ * An iterator over family in bytewise key order, merging committed data
+ * with the uncommitted batch (deleted keys skipped), not positioned yet.
  * No writes to db until it is closed.
  */
-stoat_rocks_iter *stoat_rocks_scan(stoat_rocks *db, int family, stoat_str start)
+static stoat_rocks_iter *new_scan(stoat_rocks *db, int family)
 {
 	assert(db);
 	rocksdb_column_family_handle_t *h = family_handle(db, family);
@@ -501,11 +500,26 @@ stoat_rocks_iter *stoat_rocks_scan(stoat_rocks *db, int family, stoat_str start)
 	it->db = db;
 	/* The merged iterator takes ownership of base. */
 	it->it = rocksdb_writebatch_wi_create_iterator_with_base_cf(db->batch, base, h);
+	db->open_iterators++;
+	return it;
+}
+
+/* Opens an iterator (new_scan) at the first key >= start, or the first key when start.ptr is NULL. */
+stoat_rocks_iter *stoat_rocks_scan(stoat_rocks *db, int family, stoat_str start)
+{
+	stoat_rocks_iter *it = new_scan(db, family);
 	if (start.ptr)
 		rocksdb_iter_seek(it->it, start.ptr, start.len);
 	else
 		rocksdb_iter_seek_to_first(it->it);
-	db->open_iterators++;
+	return it;
+}
+
+/* As stoat_rocks_scan, positioned at the last key <= key instead (rocks.h). */
+stoat_rocks_iter *stoat_rocks_scan_back(stoat_rocks *db, int family, stoat_str key)
+{
+	stoat_rocks_iter *it = new_scan(db, family);
+	rocksdb_iter_seek_for_prev(it->it, key.ptr, key.len);
 	return it;
 }
 
@@ -520,12 +534,6 @@ void stoat_rocks_iter_seek(stoat_rocks_iter *it, stoat_str key)
 {
 	assert(key.ptr);
 	rocksdb_iter_seek(it->it, key.ptr, key.len);
-}
-
-/* Moves to the last key <= key (rocks.h). */
-void stoat_rocks_iter_seek_for_prev(stoat_rocks_iter *it, stoat_str key)
-{
-	rocksdb_iter_seek_for_prev(it->it, key.ptr, key.len);
 }
 
 /* Moves to the next entry.  The iterator must be valid. */

@@ -707,8 +707,7 @@ int64_t stoat_window_next_arrival(stoat_ctx *cx, int store, stoat_str key, int64
 		size_t len = key.len + WINDOW_KEY_EXTRA;
 		char *target = stoat_arena_alloc(&cx->arena, len);
 		build_window_key(d, target, key, INT64_MAX, end);
-		stoat_rocks_iter *ri = stoat_rocks_scan(p->st->db, p->family, (stoat_str){ target, len });
-		stoat_rocks_iter_seek_for_prev(ri, (stoat_str){ target, len });
+		stoat_rocks_iter *ri = stoat_rocks_scan_back(p->st->db, p->family, (stoat_str){ target, len });
 		int64_t next = -1;
 		if (stoat_rocks_iter_valid(ri)) {
 			stoat_str k = stoat_rocks_iter_key(ri);
