@@ -515,13 +515,6 @@ stoat_rocks_iter *stoat_rocks_scan(stoat_rocks *db, int family, stoat_str start)
 	return it;
 }
 
-/* As stoat_rocks_scan, positioned at the last key <= key instead (rocks.h). */
-stoat_rocks_iter *stoat_rocks_scan_back(stoat_rocks *db, int family, stoat_str key)
-{
-	stoat_rocks_iter *it = new_scan(db, family);
-	rocksdb_iter_seek_for_prev(it->it, key.ptr, key.len);
-	return it;
-}
 
 /* True while the iterator is on an entry. */
 bool stoat_rocks_iter_valid(const stoat_rocks_iter *it)
@@ -534,6 +527,12 @@ void stoat_rocks_iter_seek(stoat_rocks_iter *it, stoat_str key)
 {
 	assert(key.ptr);
 	rocksdb_iter_seek(it->it, key.ptr, key.len);
+}
+
+/* Moves to the last key <= key (rocks.h). */
+void stoat_rocks_iter_seek_for_prev(stoat_rocks_iter *it, stoat_str key)
+{
+	rocksdb_iter_seek_for_prev(it->it, key.ptr, key.len);
 }
 
 /* Moves to the next entry.  The iterator must be valid. */

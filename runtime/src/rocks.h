@@ -98,11 +98,11 @@ void stoat_rocks_abort(stoat_rocks *db);
  *	if (!stoat_rocks_iter_close(it, err, sizeof err)) ...
  */
 stoat_rocks_iter *stoat_rocks_scan(stoat_rocks *db, int family, stoat_str start);
-/* The same iterator, positioned at the last key <= key (a backward seek). */
-stoat_rocks_iter *stoat_rocks_scan_back(stoat_rocks *db, int family, stoat_str key);
 bool stoat_rocks_iter_valid(const stoat_rocks_iter *it);
 /* Moves to the first key >= key. */
 void stoat_rocks_iter_seek(stoat_rocks_iter *it, stoat_str key);
+/* Moves to the last key <= key. */
+void stoat_rocks_iter_seek_for_prev(stoat_rocks_iter *it, stoat_str key);
 void stoat_rocks_iter_next(stoat_rocks_iter *it);
 stoat_str stoat_rocks_iter_key(const stoat_rocks_iter *it);
 stoat_str stoat_rocks_iter_value(const stoat_rocks_iter *it);

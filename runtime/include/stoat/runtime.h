@@ -647,9 +647,9 @@ void stoat_window_iter_close(stoat_window_iter *it);
 /*
  * 1 + the largest start among key's windows ending at end, or 0 when it
  * has none: the arrival number of the next record a stream-stream join
- * keeps under (key, end), its windows being [arrival, timestamp].  One
- * backward seek in a RocksDB store without the record cache (a join's), so
- * that many records of one key and time do not cost a scan each.
+ * keeps under (key, end), its windows being [arrival, timestamp].  In a
+ * RocksDB store without the record cache (a join's) it reads their keys
+ * only, so that many records of one key and time cost no copies.
  */
 int64_t stoat_window_next_arrival(stoat_ctx *cx, int store, stoat_str key, int64_t end);
 
