@@ -487,11 +487,12 @@ void stoat_rocks_abort(stoat_rocks *db)
 }
 
 /*
- * An iterator over family in bytewise key order, merging committed data
- * with the uncommitted batch (deleted keys skipped), not positioned yet.
+ * Opens an iterator over family in bytewise key order, merging committed
+ * data with the uncommitted batch (deleted keys skipped).  Positioned at
+ * the first key >= start, or the first key when start.ptr is NULL.
  * No writes to db until it is closed.
  */
-static stoat_rocks_iter *new_scan(stoat_rocks *db, int family)
+stoat_rocks_iter *stoat_rocks_scan(stoat_rocks *db, int family, stoat_str start)
 {
 	assert(db);
 	rocksdb_column_family_handle_t *h = family_handle(db, family);
@@ -500,21 +501,13 @@ static stoat_rocks_iter *new_scan(stoat_rocks *db, int family)
 	it->db = db;
 	/* The merged iterator takes ownership of base. */
 	it->it = rocksdb_writebatch_wi_create_iterator_with_base_cf(db->batch, base, h);
-	db->open_iterators++;
-	return it;
-}
-
-/* Opens an iterator (new_scan) at the first key >= start, or the first key when start.ptr is NULL. */
-stoat_rocks_iter *stoat_rocks_scan(stoat_rocks *db, int family, stoat_str start)
-{
-	stoat_rocks_iter *it = new_scan(db, family);
 	if (start.ptr)
 		rocksdb_iter_seek(it->it, start.ptr, start.len);
 	else
 		rocksdb_iter_seek_to_first(it->it);
+	db->open_iterators++;
 	return it;
 }
-
 
 /* True while the iterator is on an entry. */
 bool stoat_rocks_iter_valid(const stoat_rocks_iter *it)
