@@ -578,6 +578,12 @@ stoat_store_part *stoat_state_part_of(stoat_ctx *cx, int store)
 	return p;
 }
 
+/* See state_impl.h. */
+bool stoat_part_cached(const stoat_store_part *p)
+{
+	return p->st->cache_max > 0 && !p->st->app->stores[p->store].uncached;
+}
+
 /*
  * Reads key through the cache (caching what the store gave) or from the
  * store partition; false when absent or after recording an error.
@@ -588,7 +594,7 @@ bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
 	if (!p)
 		return false;
 	stoat_state *st = p->st;
-	bool cached = st->cache_max > 0 && !st->app->stores[p->store].uncached;
+	bool cached = stoat_part_cached(p);
 	if (cached) {
 		cache_entry *e = cache_find(&st->cache, p, key);
 		if (e) {
@@ -620,7 +626,7 @@ static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value
 	if (!p)
 		return false;
 	stoat_state *st = p->st;
-	if (st->cache_max == 0 || st->app->stores[p->store].uncached)
+	if (!stoat_part_cached(p))
 		return stoat_part_write(cx, p, key, value);
 	record_cache *c = &st->cache;
 	cache_entry *e = cache_find(c, p, key);

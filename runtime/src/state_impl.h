@@ -111,6 +111,10 @@ struct stoat_state {
  * on first use), or NULL after recording an error. */
 stoat_store_part *stoat_state_part_of(stoat_ctx *cx, int store);
 
+/* state.c: whether p's reads and writes go through the record cache (on,
+ * and the store is not one of a join's own, stoat_store_desc.uncached). */
+bool stoat_part_cached(const stoat_store_part *p);
+
 /* state.c: reads key from p's held-back writes and committed data. */
 bool stoat_part_get(stoat_store_part *p, stoat_str key, stoat_arena *arena, stoat_str *value, bool *found,
 		    char *err, size_t errlen);

@@ -640,7 +640,7 @@ static void run_fetch(stoat_window_iter *it, bool by_index)
 		stoat_mem_map_each(&p->pending, collect_pending, it);
 	}
 	const record_cache *c = &p->st->cache;
-	if (p->st->cache_max > 0 && !desc_of(p)->uncached)
+	if (stoat_part_cached(p))
 		for (size_t i = 0; i < c->count; i++)
 			if (c->entries[i].part == p)
 				collect(it, c->entries[i].key, c->entries[i].new_value, 2);
@@ -707,7 +707,7 @@ int64_t stoat_window_next_arrival(stoat_ctx *cx, int store, stoat_str key, int64
 		return 0;
 	const stoat_store_desc *d = desc_of(p);
 	int64_t next = 0;
-	if (p->family >= 0 && (d->uncached || p->st->cache_max == 0)) {
+	if (p->family >= 0 && !stoat_part_cached(p)) {
 		size_t len = key.len + WINDOW_KEY_EXTRA;
 		char *target = stoat_arena_alloc(&cx->arena, len);
 		build_window_key(d, target, key, INT64_MIN, end);
