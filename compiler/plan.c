@@ -14,6 +14,7 @@
 
 #include <assert.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "printer.h"
@@ -207,6 +208,20 @@ static int operator_nodes(IrNode *n, IrNode **group)
 	return 0;
 }
 
+/* A stateful operator's leading node and its place in node order. */
+typedef struct Lead {
+	IrNode *node;
+	int index;
+} Lead;
+
+/* By binding, then node order. */
+static int compare_leads(const void *a, const void *b)
+{
+	const Lead *x = a, *y = b;
+	int c = strcmp(x->node->binding, y->node->binding);
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
 /*
  * Stores are named after the stream or table being defined, so two
  * stateful operators in one definition (table abc = a |> join(b, ...) |>
@@ -214,31 +229,29 @@ static int operator_nodes(IrNode *n, IrNode **group)
  * such operator but the last is renamed <name>-<k>, k counting them from
  * 1 in node order (Kafka Streams numbers its unnamed stores too); the last
  * is the table itself and keeps its name.  '-' cannot appear in a name of
- * the program, so the new names are free.
+ * the program, so the new names are free.  The operators are sorted by
+ * binding, so that a program of thousands of tables costs n log n.
  */
 static void distinct_store_bindings(Topology *t)
 {
-	for (int i = 0; i < t->nnodes; i++) {
-		IrNode *group[4], *n = t->nodes[i];
-		if (!n->binding || !operator_nodes(n, group) || strchr(n->binding, '-'))
-			continue;
-		const char *name = n->binding;
-		int count = 0, ordinal = 0;
-		for (int k = 0; k < t->nnodes; k++) {
-			IrNode *other[4];
-			if (t->nodes[k]->binding && strcmp(t->nodes[k]->binding, name) == 0 &&
-			    operator_nodes(t->nodes[k], other)) {
-				count++;
-				if (k == i)
-					ordinal = count;
-			}
+	Lead *leads = xcalloc((size_t)(t->nnodes ? t->nnodes : 1), sizeof *leads);
+	IrNode *group[4];
+	int m = 0;
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i]->binding && operator_nodes(t->nodes[i], group))
+			leads[m++] = (Lead){ t->nodes[i], i };
+	qsort(leads, (size_t)m, sizeof *leads, compare_leads);
+	for (int i = 0, j; i < m; i = j) {
+		const char *name = leads[i].node->binding;
+		for (j = i + 1; j < m && strcmp(leads[j].node->binding, name) == 0; j++)
+			;
+		for (int k = i; k < j - 1; k++) {
+			char *renamed = xasprintf("%s-%d", name, k - i + 1);
+			for (int g = operator_nodes(leads[k].node, group) - 1; g >= 0; g--)
+				group[g]->binding = renamed;
 		}
-		if (ordinal == count)
-			continue;
-		char *renamed = xasprintf("%s-%d", name, ordinal);
-		for (int g = operator_nodes(n, group) - 1; g >= 0; g--)
-			group[g]->binding = renamed;
 	}
+	xfree(leads);
 }
 
 /*
