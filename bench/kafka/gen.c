@@ -44,13 +44,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BASE_TIMESTAMP INT64_C(1767225600000) /* 2026-01-01T00:00:00Z */
+#define TOOL "gen"
+#include "tool.h"
 
-static void die(const char *what, const char *why)
-{
-	fprintf(stderr, "gen: error: %s: %s\n", what, why);
-	exit(3);
-}
+#define BASE_TIMESTAMP INT64_C(1767225600000) /* 2026-01-01T00:00:00Z */
 
 /* splitmix64: small, fast and deterministic across platforms. */
 static uint64_t next_u64(uint64_t *state)
@@ -185,21 +182,6 @@ static bool make_event(buffer *b, uint64_t *rng, uint64_t i, size_t user, size_t
 	return amount >= 100.0;
 }
 
-static void set(rd_kafka_conf_t *conf, const char *name, const char *value)
-{
-	char err[512];
-	if (rd_kafka_conf_set(conf, name, value, err, sizeof err) != RD_KAFKA_CONF_OK)
-		die(name, err);
-}
-
-static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
-{
-	(void)rk;
-	(void)opaque;
-	if (m->err)
-		die("delivery", rd_kafka_err2str(m->err));
-}
-
 int main(int argc, char **argv)
 {
 	const char *bootstrap = NULL, *topic = NULL, *kind = "events";
@@ -246,19 +228,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	rd_kafka_conf_t *conf = rd_kafka_conf_new();
-	set(conf, "bootstrap.servers", bootstrap);
-	set(conf, "linger.ms", "20");
-	set(conf, "batch.num.messages", "10000");
-	set(conf, "queue.buffering.max.kbytes", "262144");
-	set(conf, "compression.type", "lz4");
-	set(conf, "partitioner", "murmur2_random");
-	set(conf, "enable.idempotence", "true");
-	rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
-	char err[512];
-	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-	if (!rk)
-		die("producer", err);
+	rd_kafka_t *rk = input_producer(bootstrap);
 	rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topic, NULL);
 	/* Null keys go round-robin, so the partition count is needed. */
 	const struct rd_kafka_metadata *md = NULL;

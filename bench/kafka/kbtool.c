@@ -69,18 +69,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void die(const char *what, const char *why)
-{
-	fprintf(stderr, "kbtool: error: %s: %s\n", what, why);
-	exit(3);
-}
-
-static void set(rd_kafka_conf_t *conf, const char *name, const char *value)
-{
-	char err[512];
-	if (rd_kafka_conf_set(conf, name, value, err, sizeof err) != RD_KAFKA_CONF_OK)
-		die(name, err);
-}
+#define TOOL "kbtool"
+#include "tool.h"
 
 /* 64-bit FNV-1a, eight bytes at a time folded in (fast enough for 1 GB). */
 static uint64_t hash(const void *p, size_t n, uint64_t h)

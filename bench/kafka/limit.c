@@ -58,11 +58,8 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void die(const char *what, const char *why)
-{
-	fprintf(stderr, "limit: error: %s: %s\n", what, why);
-	exit(3);
-}
+#define TOOL "limit"
+#include "tool.h"
 
 static void txn_check(rd_kafka_error_t *e, const char *what)
 {
@@ -70,12 +67,6 @@ static void txn_check(rd_kafka_error_t *e, const char *what)
 		die(what, rd_kafka_error_string(e));
 }
 
-static void set(rd_kafka_conf_t *conf, const char *name, const char *value)
-{
-	char err[512];
-	if (rd_kafka_conf_set(conf, name, value, err, sizeof err) != RD_KAFKA_CONF_OK)
-		die(name, err);
-}
 
 static void error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {

@@ -5,6 +5,9 @@
  */
 #include "nexmark.h"
 
+#define TOOL "nexmark-gen"
+#include "../kafka/tool.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -39,12 +42,6 @@ static const char USAGE[] =
 	"(V: the values' bytes; not when the replay lines go to stdout). Exit status: 0 done, 2 bad\n"
 	"command line, 3 a Kafka or file error (a missing topic included).\n";
 
-static void die(const char *what, const char *why)
-{
-	fprintf(stderr, "nexmark-gen: error: %s: %s\n", what, why);
-	exit(3);
-}
-
 static void usage_error(const char *why)
 {
 	fprintf(stderr, "nexmark-gen: %s (nexmark-gen --help)\n", why);
@@ -63,21 +60,6 @@ static long long number(const char *option, const char *s, long long min, long l
 		usage_error(why);
 	}
 	return v;
-}
-
-static void set(rd_kafka_conf_t *conf, const char *name, const char *value)
-{
-	char err[512];
-	if (rd_kafka_conf_set(conf, name, value, err, sizeof err) != RD_KAFKA_CONF_OK)
-		die(name, err);
-}
-
-static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
-{
-	(void)rk;
-	(void)opaque;
-	if (m->err)
-		die("delivery", rd_kafka_err2str(m->err));
 }
 
 /* Dies unless the topic exists (a topic created a moment ago may take a few seconds to be known). */
@@ -99,25 +81,6 @@ static void check_topic(rd_kafka_t *rk, rd_kafka_topic_t *rkt, const char *name)
 			die(name, copy);
 		rd_kafka_poll(rk, 200);
 	}
-}
-
-/* A producer for the three topics: idempotent, batched, partitioned as Java clients do. */
-static rd_kafka_t *producer(const char *bootstrap)
-{
-	rd_kafka_conf_t *conf = rd_kafka_conf_new();
-	set(conf, "bootstrap.servers", bootstrap);
-	set(conf, "linger.ms", "20");
-	set(conf, "batch.num.messages", "10000");
-	set(conf, "queue.buffering.max.kbytes", "262144");
-	set(conf, "compression.type", "lz4");
-	set(conf, "partitioner", "murmur2_random");
-	set(conf, "enable.idempotence", "true");
-	rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
-	char err[512];
-	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-	if (!rk)
-		die("producer", err);
-	return rk;
 }
 
 int main(int argc, char **argv)
@@ -164,7 +127,7 @@ int main(int argc, char **argv)
 		if ((size_t)snprintf(topics[k], sizeof topics[k], "%s-%s", prefix, nx_kind_name((nx_kind)k)) >=
 		    sizeof topics[k])
 			usage_error("--topic-prefix is too long");
-	rd_kafka_t *rk = bootstrap ? producer(bootstrap) : NULL;
+	rd_kafka_t *rk = bootstrap ? input_producer(bootstrap) : NULL;
 	rd_kafka_topic_t *rkt[3] = { 0 };
 	for (int k = NX_PERSON; rk && k <= NX_BID; k++)
 		check_topic(rk, rkt[k] = rd_kafka_topic_new(rk, topics[k], NULL), topics[k]);
