@@ -72,8 +72,11 @@ static void rewind_to_committed(stoat_kafka *k)
 		if (l->elems[i].offset < 0)
 			l->elems[i].offset = RD_KAFKA_OFFSET_BEGINNING;
 		kafka_partition *p = kafka_find_part(k, l->elems[i].topic, l->elems[i].partition);
-		if (p)
+		if (p) {
 			p->next_offset = p->committed = l->elems[i].offset >= 0 ? l->elems[i].offset : -1;
+			/* Read again after the seek, with the end event again. */
+			kafka_order_drop(k, p);
+		}
 	}
 	rd_kafka_error_t *e = rd_kafka_seek_partitions(k->consumer, l, 10000);
 	if (e) {

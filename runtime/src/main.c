@@ -234,6 +234,8 @@ static void kafka_usage(FILE *f, const char *prog)
 		"  --on-error fail|skip|dlq:TOPIC   error policy for every source\n"
 		"  --batch N                  records per batch (default 1000)\n"
 		"  --idle-exit DURATION       run: stop after no input for this long\n"
+		"  --max-task-idle DURATION|-1  a join's or merge's task waits this long for an\n"
+		"                             input at its end (max.task.idle.ms; default 0)\n"
 		"  --memory low|default|high  how much to prefetch and buffer (low: less RSS)\n"
 		"  --state-dir DIR            tables in DIR/<app id>/<instance id> (default\n"
 		"                             /tmp/stoat: not for production, see docs)\n"
