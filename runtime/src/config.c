@@ -489,6 +489,7 @@ static bool read_environment(stoat_kafka_options *opt, const char *prog)
 		{ "STOAT_ON_STATE_MISMATCH", "on_state_mismatch" },
 		{ "STOAT_REPARTITION_PURGE_INTERVAL", "repartition_purge_interval" },
 		{ "STOAT_SHUTDOWN_TIMEOUT", "shutdown_timeout" },
+		{ "STOAT_MAX_TASK_IDLE", "max_task_idle" },
 	};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
 		const char *v = getenv(vars[i].env);
