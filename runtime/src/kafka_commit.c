@@ -11,8 +11,9 @@
  *                  or fencing stops the process with a message, or (a
  *                  fenced producer) replaces the producer.
  *
- * The record caches flush before the commit, and the stores apply the
- * interval's writes only after it (state.h's commit cycle).
+ * The pre-aggregation buffers and the record caches flush before the
+ * commit, and the stores apply the interval's writes only after it
+ * (state.h's commit cycle).
  */
 #include "kafka_impl.h"
 #include "global.h"
@@ -53,6 +54,9 @@ static void mark_committed(stoat_kafka *k)
  */
 static void rewind_to_committed(stoat_kafka *k)
 {
+	/* The partials combine records that are read again. */
+	for (size_t i = 0; k->tasks && i < k->app->source_count; i++)
+		stoat_preagg_discard(&k->tasks[i]);
 	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)k->part_count + 1);
 	for (size_t i = 0; i < k->part_count; i++)
 		if (k->parts[i].assigned)
@@ -187,6 +191,34 @@ static bool flush_state(stoat_kafka *k)
 	return false;
 }
 
+/*
+ * Writes the pre-aggregated partials to their repartition topics before a
+ * commit (in the transaction under exactly-once), so the commit covers
+ * them with the input they combine.  False if a write failed: the batch
+ * was abandoned (fenced producer: the loop replaces it and reprocesses),
+ * or the process stops without committing.
+ */
+static bool flush_preaggs(stoat_kafka *k)
+{
+	for (size_t i = 0; k->tasks && i < k->app->source_count; i++) {
+		stoat_ctx *cx = &k->tasks[i];
+		if (stoat_preagg_flush(cx))
+			continue;
+		if (cx->abandoned) {
+			cx->abandoned = false;
+			cx->stopped = false;
+		} else {
+			kafka_log(k, "error: writing the pre-aggregated records: %s; stopping without committing",
+				  cx->error_message);
+			k->fatal = true;
+			kafka_stop_requested = 1;
+		}
+		cx->error = false;
+		return false;
+	}
+	return true;
+}
+
 /* Waits for the delivery reports of everything produced (changelog
  * offsets come with them). */
 static void serve_delivery_reports(stoat_kafka *k)
@@ -225,7 +257,7 @@ bool kafka_commit(stoat_kafka *k)
 	if (k->failed || k->fatal)
 		return !k->fatal;
 	if (!k->eos) {
-		if (!flush_state(k))
+		if (!flush_preaggs(k) || !flush_state(k))
 			return !k->fatal;
 		if (!flush_outputs(k)) {
 			if (k->delivery_error[0])
@@ -250,7 +282,7 @@ bool kafka_commit(stoat_kafka *k)
 	}
 	if (!k->in_txn)
 		return true;
-	if (!flush_state(k))
+	if (!flush_preaggs(k) || !flush_state(k))
 		return !k->fatal;
 	for (int attempt = 0;; attempt++) {
 		bool abort = false;

@@ -775,13 +775,25 @@ static bool take_head(stoat_replay *r, input_queue *q, stoat_msg *m, bool *parti
 }
 
 /*
- * The replay driver commits after every batch: the record caches flush
- * (running what is downstream of the stores, and then what that wrote
- * to repartition topics, until nothing is left) and the stores apply
- * their writes.  False if a flushed update failed under the fail policy.
+ * The replay driver commits after every batch: the pre-aggregation
+ * buffers write their partials to the repartition topics, which are read
+ * back; the record caches flush (running what is downstream of the
+ * stores, and then what that wrote to repartition topics, until nothing
+ * is left) and the stores apply their writes.  False if a flushed update
+ * failed under the fail policy.
  */
 static bool replay_commit(stoat_replay *r)
 {
+	for (size_t i = 0; r->app->preagg_count && i < r->app->source_count; i++) {
+		stoat_ctx *cx = &r->tasks[i];
+		if (!stoat_preagg_flush(cx)) {
+			fprintf(stderr, "%s: error: writing the pre-aggregated records: %s\n", r->app->app_id,
+				cx->error_message);
+			return false;
+		}
+	}
+	if (r->iwaiting && !replay_drain(r))
+		return false;
 	stoat_state *st = r->driver.state;
 	if (!st)
 		return true;
