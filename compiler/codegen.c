@@ -474,8 +474,8 @@ static void describe_node(Printer *p, const Plan *plan, IrNode *n, IrNode *from,
 		break;
 	case IR_SINK:
 		if (n->topic)
-			pr(p, "%s \"%s\" (%s, %s)", n->internal ? "repartition ->" : "to", n->topic,
-			   format_name(n->key_format), format_name(n->value_format));
+			pr(p, "%s%s \"%s\" (%s, %s)", n->preagg ? "pre-aggregate, " : "", n->internal ? "repartition ->" : "to",
+			   n->topic, format_name(n->key_format), format_name(n->value_format));
 		else
 			pr(p, "to (per record) (%s, %s)", format_name(n->key_format), format_name(n->value_format));
 		break;
