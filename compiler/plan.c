@@ -326,6 +326,12 @@ static void plan_repartitions(Topology *t)
  * written at every commit; the topic carries partials (the aggregation's
  * value type, in that type's default format) and the aggregation merges
  * them.  Off with the app setting pre_aggregate = false.
+ *
+ * Not yet (docs/language.md says so): windowed aggregations (a partial per
+ * key and window, with the window's close and grace in the writing task),
+ * a grouped table's (partials of the adds and the subtracts, kept apart so
+ * that a group's value never passes through a state it would not have
+ * had), and cogroup (a partial per input stream).
  */
 static void plan_preaggs(Plan *pl)
 {
