@@ -107,6 +107,9 @@ bool stoat_preagg_flush(stoat_ctx *cx);
  * processed again (an aborted transaction, a rewind). */
 void stoat_preagg_discard(stoat_ctx *cx);
 
+/* True when cx's buffers hold a partial that stoat_preagg_flush would write. */
+bool stoat_preagg_pending(const stoat_ctx *cx);
+
 /* Frees cx's buffers (stoat_ctx_free). */
 void stoat_preagg_free(stoat_ctx *cx);
 

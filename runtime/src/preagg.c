@@ -152,6 +152,15 @@ bool stoat_preagg_flush(stoat_ctx *cx)
 }
 
 /* (driver.h) */
+bool stoat_preagg_pending(const stoat_ctx *cx)
+{
+	for (size_t s = 0; cx->preaggs && s < cx->app->preagg_count; s++)
+		if (cx->preaggs[s].count)
+			return true;
+	return false;
+}
+
+/* (driver.h) */
 void stoat_preagg_discard(stoat_ctx *cx)
 {
 	for (size_t s = 0; cx->preaggs && s < cx->app->preagg_count; s++)

@@ -784,28 +784,32 @@ static bool take_head(stoat_replay *r, input_queue *q, stoat_msg *m, bool *parti
  */
 static bool replay_commit(stoat_replay *r)
 {
-	for (size_t i = 0; r->app->preagg_count && i < r->app->source_count; i++) {
-		stoat_ctx *cx = &r->tasks[i];
-		if (!stoat_preagg_flush(cx)) {
-			fprintf(stderr, "%s: error: writing the pre-aggregated records: %s\n", r->app->app_id,
-				cx->error_message);
-			return false;
-		}
-	}
-	if (r->iwaiting && !replay_drain(r))
-		return false;
 	stoat_state *st = r->driver.state;
-	if (!st)
-		return true;
+	size_t n = r->app->preagg_count ? r->app->source_count : 0;
 	for (;;) {
+		/* The partials of the tasks (and of the flush context: changes
+		 * the record cache held back may feed a pre-aggregation). */
+		for (size_t i = 0; i <= n && r->app->preagg_count; i++) {
+			stoat_ctx *cx = i < n ? &r->tasks[i] : st ? stoat_state_flush_ctx(st) : NULL;
+			if (cx && !stoat_preagg_flush(cx)) {
+				fprintf(stderr, "%s: error: writing the pre-aggregated records: %s\n", r->app->app_id,
+					cx->error_message);
+				return false;
+			}
+		}
+		/* What was written to repartition topics runs, and may update
+		 * cached keys and partials again. */
+		if (r->iwaiting && !replay_drain(r))
+			return false;
+		if (!st)
+			return true;
 		if (!stoat_state_flush(st))
 			return false;
-		if (r->iwaiting == 0)
+		bool pending = r->iwaiting > 0;
+		for (size_t i = 0; i <= n && !pending; i++)
+			pending = stoat_preagg_pending(i < n ? &r->tasks[i] : stoat_state_flush_ctx(st));
+		if (!pending)
 			break;
-		/* What the flush wrote to repartition topics runs, and may
-		 * update cached keys again. */
-		if (!replay_drain(r))
-			return false;
 	}
 	char err[512];
 	if (!stoat_state_commit(st, err, sizeof err)) {
