@@ -387,8 +387,12 @@ static void describe(FILE *f, const stoat_app *app)
 	fprintf(f, "sinks (%zu):\n", app->sink_count + ndead);
 	for (size_t i = 0; i < app->sink_count; i++) {
 		const stoat_sink *s = &app->sinks[i];
-		fprintf(f, "  %-3zu topic %-24s key %-5s value %s\n", i, s->topic ? s->topic : "(per record)",
+		fprintf(f, "  %-3zu topic %-24s key %-5s value %s", i, s->topic ? s->topic : "(per record)",
 			stoat_format_name(s->key_format), stoat_format_name(s->value_format));
+		for (size_t j = 0; j < app->preagg_count; j++)
+			if (app->preaggs[j].sink == (int)i)
+				fprintf(f, ", partials pre-aggregated for %s", app->preaggs[j].name);
+		fputc('\n', f);
 	}
 	for (size_t i = 0; i < ndead; i++) {
 		fprintf(f, "  dlq topic %-24s the failed records of", dead[i]);
