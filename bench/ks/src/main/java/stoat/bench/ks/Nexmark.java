@@ -297,10 +297,13 @@ final class Nexmark {
 		sink(hot.toStream(), out, Q5.class);
 	}
 
-	/* q7: every bid under one key, per 10 s tumbling window (emit final) the highest price and its bids. */
+	/*
+	 * q7: every bid under one key, per 10 s tumbling window (emit final, grace 10 s: the one key's
+	 * repartition partition gets the bids of every input partition skewed) the highest price and its bids.
+	 */
 	private static void q7(StreamsBuilder b, String prefix, String out) {
 		KStream<String, Q7> q7 = groupBy(bids(b, prefix), "highest", Bid.class, (k, x) -> "all")
-				.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofSeconds(10), Duration.ZERO))
+				.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofSeconds(10), Duration.ofSeconds(10)))
 				.emitStrategy(EmitStrategy.onWindowClose())
 				.aggregate(() -> new Highest(-1, ""), (k, x, acc) -> {
 					String one = x.auction() + "," + x.bidder() + "," + x.dateTime() + "," + x.extra();
@@ -355,10 +358,10 @@ final class Nexmark {
 		sink(winning.toStream(), out, Q9.class);
 	}
 
-	/* q11: session-window (gap 10 s, emit final) bid counts per bidder. */
+	/* q11: session-window (gap 10 s, grace 10 s, emit final) bid counts per bidder. */
 	private static void q11(StreamsBuilder b, String prefix, String out) {
 		KStream<String, Q11> q11 = groupBy(bids(b, prefix), "sessions", Bid.class, (k, x) -> Long.toString(x.bidder()))
-				.windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofSeconds(10), Duration.ZERO))
+				.windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofSeconds(10), Duration.ofSeconds(10)))
 				.emitStrategy(EmitStrategy.onWindowClose())
 				.count(Materialized.<String, Long, SessionStore<Bytes, byte[]>>as("sessions")
 						.withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
