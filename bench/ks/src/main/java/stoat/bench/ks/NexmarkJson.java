@@ -76,11 +76,11 @@ final class NexmarkJson {
 				.setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
 	}
 
-	/* Reads a T, counting each call in `counter` when it is not null. */
-	private static <T> Deserializer<T> reader(Class<T> type, LongAdder counter) {
+	/* Reads a T, counting in `counter` (when not null) each record it reads from `counted`. */
+	private static <T> Deserializer<T> reader(Class<T> type, LongAdder counter, String counted) {
 		ObjectReader r = MAPPER.readerFor(type);
 		return (topic, data) -> {
-			if (counter != null)
+			if (counter != null && counted.equals(topic))
 				counter.increment();
 			if (data == null)
 				return null; // a tombstone (table sources, the table joins' and aggregates' deletes)
@@ -108,15 +108,16 @@ final class NexmarkJson {
 
 	/** The serde of a NexmarkTypes record. */
 	static <T> Serde<T> serde(Class<T> type) {
-		return Serdes.serdeFrom(writer(type), reader(type, null));
+		return Serdes.serdeFrom(writer(type), reader(type, null, null));
 	}
 
 	/**
-	 * The same, counting every record it reads in `counter`: for a table's source topic (its records
-	 * pass no peek). Give the table's store another serde, or its reads count too.
+	 * The same, counting in `counter` every record it reads from `topic`: a table's source topic,
+	 * whose records pass no peek. StreamsBuilder.table gives the table's store the Consumed serdes
+	 * (over the Materialized ones), so the store's reads come here too, but as its changelog's.
 	 */
-	static <T> Serde<T> counted(Class<T> type, LongAdder counter) {
-		return Serdes.serdeFrom(writer(type), reader(type, counter));
+	static <T> Serde<T> counted(Class<T> type, LongAdder counter, String topic) {
+		return Serdes.serdeFrom(writer(type), reader(type, counter, topic));
 	}
 
 	/**
