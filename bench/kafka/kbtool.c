@@ -25,6 +25,14 @@
  *                                                 join of join_stream_stream.stoat, within
  *                                                 WINDOW ms: "RECORDS DIGEST" as `count`
  *                                                 prints it; see below
+ *   kbtool dump BOOTSTRAP TOPIC                   print the whole topic, read_committed, one
+ *                                                 JSON line per record: {"topic":T,
+ *                                                 "partition":P,"offset":O,"timestamp":TS,
+ *                                                 "key":K,"value":V}, K and V the bytes as
+ *                                                 JSON strings (null for none), each
+ *                                                 partition's records in offset order (the
+ *                                                 Nexmark checks: tests/nexmark/reference.py
+ *                                                 --kafka)
  *
  * DIGEST is an order-independent digest of the records' keys and values
  * (the sum of a 64-bit hash of each), so a passthrough's output can be
@@ -587,8 +595,73 @@ static int reference_ssjoin(const char *bootstrap, const char *left, const char 
 	return 0;
 }
 
+/* Writes n bytes as a JSON string: quote, backslash and control bytes
+ * escaped, everything else as it is (UTF-8 passes through; a consumer that
+ * wants the bytes back reads the line as UTF-8 with surrogate escapes). */
+static void put_json_bytes(FILE *f, const unsigned char *p, size_t n)
+{
+	putc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = p[i];
+		if (c == '"' || c == '\\') {
+			putc('\\', f);
+			putc(c, f);
+		} else if (c < 0x20 || c == 0x7f) {
+			fprintf(f, "\\u%04x", c);
+		} else {
+			putc(c, f);
+		}
+	}
+	putc('"', f);
+}
+
+/* kbtool dump: every committed record of topic as a JSON line on stdout. */
+static int dump(const char *bootstrap, const char *topic)
+{
+	int partitions;
+	rd_kafka_t *rk = open_from_start(bootstrap, topic, "kbtool-dump", "200000", &partitions);
+	int eof_left = partitions;
+	rd_kafka_queue_t *q = rd_kafka_queue_get_consumer(rk);
+	rd_kafka_message_t *msgs[1000];
+	while (eof_left > 0) {
+		ssize_t n = rd_kafka_consume_batch_queue(q, 1000, msgs, 1000);
+		for (ssize_t i = 0; i < n; i++) {
+			rd_kafka_message_t *m = msgs[i];
+			if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+				eof_left--;
+			} else if (m->err) {
+				die(topic, rd_kafka_message_errstr(m));
+			} else {
+				printf("{\"topic\":");
+				put_json_bytes(stdout, (const unsigned char *)topic, strlen(topic));
+				printf(",\"partition\":%" PRId32 ",\"offset\":%" PRId64 ",\"timestamp\":%" PRId64
+				       ",\"key\":", m->partition, m->offset, rd_kafka_message_timestamp(m, NULL));
+				if (m->key)
+					put_json_bytes(stdout, m->key, m->key_len);
+				else
+					fputs("null", stdout);
+				fputs(",\"value\":", stdout);
+				if (m->payload)
+					put_json_bytes(stdout, m->payload, m->len);
+				else
+					fputs("null", stdout);
+				fputs("}\n", stdout);
+			}
+			rd_kafka_message_destroy(m);
+		}
+	}
+	rd_kafka_queue_destroy(q);
+	rd_kafka_consumer_close(rk);
+	rd_kafka_destroy(rk);
+	if (fflush(stdout) || ferror(stdout))
+		die("dump", "cannot write to stdout");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "dump"))
+		return dump(argv[2], argv[3]);
 	if ((argc == 7 || (argc == 8 && !strcmp(argv[7], "final"))) && !strcmp(argv[1], "windows")) {
 		int64_t size = strtoll(argv[4], NULL, 10), advance = strtoll(argv[5], NULL, 10);
 		int64_t grace = strtoll(argv[6], NULL, 10);
@@ -614,6 +687,6 @@ int main(int argc, char **argv)
 		return count(argv[2], argv[3], true);
 	fprintf(stderr, "usage: kbtool create BOOTSTRAP PARTITIONS TOPIC... | delete BOOTSTRAP TOPIC... | "
 			"count|final BOOTSTRAP TOPIC | windows BOOTSTRAP TOPIC SIZE ADVANCE GRACE [final] | "
-			"stjoin BOOTSTRAP STREAM TABLE | ssjoin BOOTSTRAP LEFT RIGHT WINDOW\n");
+			"stjoin BOOTSTRAP STREAM TABLE | ssjoin BOOTSTRAP LEFT RIGHT WINDOW | dump BOOTSTRAP TOPIC\n");
 	return 2;
 }

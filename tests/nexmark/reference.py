@@ -14,7 +14,24 @@ which each qN.stoat's header states:
     compared as a multiset of records.
 Floats are compared with a relative tolerance of 1e-9.
 
-usage: reference.py QUERY EVENTS STOAT_OUTPUT
+With --kafka the output was read back from a Kafka topic by `kbtool dump`
+(bench/kafka/kbtool.c: key and value as JSON strings of the record's bytes),
+written by any peer (stoat, Kafka Streams, Flink) over topics of several
+partitions:
+  - the key and value bytes are parsed as JSON (a key that is not JSON is
+    taken as text, a number as its decimal string: Flink's raw keys);
+  - the output topic may have any name;
+  - a stream has no order across partitions: compared record by record per
+    key (each key's records in order), as a key lives in one partition;
+  - windows that close within MARGIN_MS of event time before the input's
+    last bid are left out on both sides: each partition (each task) has a
+    stream time of its own, so which of those the end of the input closes
+    depends on how the partitions interleave (and Flink closes every window
+    at the end of a bounded input).
+With --no-timestamps the records' timestamps are not compared (Flink's sink
+writes none of its own for an updating result).
+
+usage: reference.py [--kafka] [--no-timestamps] QUERY EVENTS OUTPUT
        reference.py side FILE      (writes q13's side input)
 """
 import datetime
@@ -27,6 +44,50 @@ from collections import Counter, defaultdict
 def load(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+# Set by main(): --kafka, --no-timestamps.
+KAFKA = False
+TIMESTAMPS = True
+# --kafka: windows closing this close to the input's end are not compared.
+MARGIN_MS = 30000
+# The grace of q7's and q11's windows (q5's is 0): bench/nexmark/queries.
+Q7_GRACE_MS = 10000
+Q11_GRACE_MS = 10000
+
+
+def parse_key(text):
+    """A dumped key: JSON text ("14", or a JSON object), else the text itself."""
+    if text is None:
+        return None
+    try:
+        k = json.loads(text)
+    except ValueError:
+        return text
+    return str(k) if isinstance(k, int) and not isinstance(k, bool) else k
+
+
+def from_kafka(recs):
+    """kbtool dump's records with their key and value bytes parsed."""
+    out = []
+    for r in recs:
+        try:
+            value = None if r["value"] is None else json.loads(r["value"])
+        except ValueError:
+            fail("record %s/%d@%d: the value is not JSON: %r"
+                 % (r["topic"], r["partition"], r["offset"], r["value"][:80]))
+        out.append({**r, "key": parse_key(r["key"]), "value": value})
+    return out
+
+
+def last_bid_time(recs):
+    return max((b["dateTime"] for _, _, b in bids_of(recs)), default=0)
+
+
+def compared(close_ms, recs):
+    """Whether a window closing at close_ms (event time) is compared: always
+    in replay; with --kafka, unless it closes within MARGIN_MS of the end."""
+    return not KAFKA or close_ms <= last_bid_time.cached - MARGIN_MS
 
 
 def events(recs, kind):
@@ -51,7 +112,15 @@ def fail(msg):
 
 
 def compare_sequence(want, got):
-    """want, got: lists of (key, timestamp, value), in order."""
+    """want, got: lists of (key, timestamp, value), in order (with --kafka:
+    in order per key)."""
+    if not TIMESTAMPS:
+        want = [(k, 0, v) for k, _, v in want]
+        got = [(k, 0, v) for k, _, v in got]
+    if KAFKA:
+        # A stable sort by key keeps each key's records in their order.
+        canon = lambda r: json.dumps(r[0], sort_keys=True)
+        want, got = sorted(want, key=canon), sorted(got, key=canon)
     if len(want) != len(got):
         fail("%d records, expected %d" % (len(got), len(want)))
     for i, (w, g) in enumerate(zip(want, got)):
@@ -220,20 +289,42 @@ def q3(recs):
 
 
 def main():
-    if sys.argv[1] == "side":
-        write_side(sys.argv[2])
+    global KAFKA, TIMESTAMPS
+    args = sys.argv[1:]
+    while args and args[0].startswith("--"):
+        opt = args.pop(0)
+        if opt == "--kafka":
+            KAFKA = True
+        elif opt == "--no-timestamps":
+            TIMESTAMPS = False
+        else:
+            sys.exit("reference.py: unknown option " + opt)
+    if len(args) == 2 and args[0] == "side":
+        write_side(args[1])
         return
-    query, recs, out = sys.argv[1], load(sys.argv[2]), load(sys.argv[3])
-    topics = {r["topic"] for r in out}
-    if topics - {"nexmark-" + query}:
-        fail("output to topics %s" % sorted(topics))
+    if len(args) != 3:
+        sys.exit(__doc__.strip().splitlines()[-2].strip())
+    query, recs, out = args[0], load(args[1]), load(args[2])
+    last_bid_time.cached = last_bid_time(recs)
+    if KAFKA:
+        out = from_kafka(out)
+    else:
+        topics = {r["topic"] for r in out}
+        if topics - {"nexmark-" + query}:
+            fail("output to topics %s" % sorted(topics))
     if query in STATELESS:
         compare_sequence(STATELESS[query](recs), [(r["key"], r["timestamp"], r["value"]) for r in out])
     elif query in FINAL:
-        want, norm = FINAL[query](recs)
-        compare_final(want, [(r["key"], r["value"]) for r in out], norm)
+        want, norm, *kept = FINAL[query](recs)
+        got = [(r["key"], r["value"]) for r in out]
+        if kept:
+            got = [(k, v) for k, v in got if kept[0](k, v)]
+        compare_final(want, got, norm)
     elif query in MULTISET:
-        compare_multiset(MULTISET[query](recs), [(r["key"], r["value"]) for r in out])
+        got = [(r["key"], r["value"]) for r in out]
+        if query in KEPT:
+            got = [(k, v) for k, v in got if KEPT[query](k, v, recs)]
+        compare_multiset(MULTISET[query](recs), got)
     else:
         fail("unknown query " + query)
 
@@ -252,11 +343,13 @@ def q5(recs):
     for s, per_auction in counts.items():
         if s + 10000 > stream_time:              # not closed: not emitted
             continue
+        if not compared(s + 10000, recs):
+            continue
         maxn = max(per_auction.values())
         want[str(s)] = {"starttime": s, "endtime": s + 10000, "maxn": maxn,
                         "auctions": sorted(a for a, n in per_auction.items() if n == maxn)}
     norm = lambda v: {**v, "auctions": sorted(int(a) for a in v["auctions"].split(","))}
-    return want, norm
+    return want, norm, lambda k, v: v is None or compared(v["endtime"], recs)
 
 
 def q8(recs):
@@ -394,7 +487,7 @@ def q7(recs):
         windows[b["dateTime"] - b["dateTime"] % 10000].append(b)
     out = []
     for s, in_window in windows.items():
-        if s + 10000 > stream_time:
+        if s + 10000 + Q7_GRACE_MS > stream_time or not compared(s + 10000 + Q7_GRACE_MS, recs):
             continue
         top = max(b["price"] for b in in_window)
         out += [(str(b["auction"]), {"auction": b["auction"], "price": b["price"], "bidder": b["bidder"],
@@ -419,8 +512,18 @@ def q11(recs):
             else:
                 sessions.append([t, t, 1])
         out += [(str(bidder), {"bidder": bidder, "bid_count": n, "starttime": a, "endtime": e})
-                for a, e, n in sessions if e < stream_time - 10000]    # closed: emitted
+                for a, e, n in sessions    # closed: emitted
+                if e + 10000 + Q11_GRACE_MS < stream_time and compared(e + 10000 + Q11_GRACE_MS, recs)]
     return out
+
+
+def q7_kept(k, v, recs):
+    d = v["dateTime"]
+    return compared(d - d % 10000 + 10000 + Q7_GRACE_MS, recs)
+
+
+def q11_kept(k, v, recs):
+    return compared(v["endtime"] + 10000 + Q11_GRACE_MS, recs)
 
 
 def q23(recs):
@@ -445,6 +548,8 @@ def q23(recs):
 
 
 MULTISET = {"q7": q7, "q11": q11, "q23": q23}
+# With --kafka, which of a windowed query's output records are compared.
+KEPT = {"q7": q7_kept, "q11": q11_kept}
 
 if __name__ == "__main__":
     main()
