@@ -36,8 +36,8 @@ the reference SQL's meaning differs from the stoat topology's (FLINK below,
 each worked out from the SQL): regular joins join whatever arrives on either
 side, at any time (q4, q9: the auction may come after the bid; q20 a multiset,
 as the order of a key's rows depends on how the two sources interleave); q7's
-BETWEEN holds a bid at the window's end; q11's sessions are Flink's (a bid
-joins a session less than 10 s after its last bid; endtime = last bid + 10 s);
+BETWEEN holds a bid at the window's end; q11's endtime is Flink's session end,
+the last bid + 10 s;
 q19's rows are one per (auction, rank), keyed "auction/rank".
 
 usage: reference.py [--kafka] [--no-timestamps] [--flink] QUERY EVENTS OUTPUT
@@ -652,9 +652,10 @@ def q7_flink_kept(k, v, recs):
 
 def q11_flink(recs):
     """q11 with Flink's session windows: each bid opens [t, t + 10 s), and
-    overlapping ones merge, so a bid joins a session less than 10 s after its
-    last bid; starttime the first bid's time, endtime the last one's + 10 s.
-    Every session is closed at the end of the input."""
+    windows that overlap or touch merge (TimeWindow.intersects compares both
+    ends inclusively), so a bid joins a session up to 10 s after its last
+    bid, as in Kafka Streams; starttime the first bid's time, endtime the
+    last one's + 10 s. Every session is closed at the end of the input."""
     times = defaultdict(list)
     for _, _, b in bids_of(recs):
         times[b["bidder"]].append(b["dateTime"])
@@ -663,7 +664,7 @@ def q11_flink(recs):
         ts.sort()
         sessions = [[ts[0], ts[0], 1]]
         for t in ts[1:]:
-            if t - sessions[-1][1] < 10000:
+            if t - sessions[-1][1] <= 10000:
                 sessions[-1][1], sessions[-1][2] = t, sessions[-1][2] + 1
             else:
                 sessions.append([t, t, 1])

@@ -45,6 +45,14 @@ final class Queries {
 	/* The record timestamp of a stateless query's output: the bid's, as stoat keeps it. */
 	private static final String STAMP = "TO_TIMESTAMP_LTZ(`dateTime`, 3)";
 
+	/*
+	 * KEYED_BY_K: an updating query whose result is keyed by (auction, day), say, is grouped by
+	 * the sink's key k = "auction/day" instead, and auction and day are read back from k. The same
+	 * groups; but the planner sees that k is the result's unique key (it cannot see through a cast
+	 * or a concatenation after the aggregation), and upsert-kafka then gets upserts only, no
+	 * update-before row per change (which it writes as a tombstone before the new value).
+	 */
+
 	static final Map<String, Query> ALL = new TreeMap<>();
 
 	static {
@@ -67,26 +75,30 @@ final class Queries {
 		// generator never updates a person or an auction).
 		ALL.put("q3", new Query(List.of("person", "auction"), true, false,
 				"k STRING, name STRING, city STRING, state STRING, id BIGINT", """
-				SELECT MARK(CAST(A.id AS STRING)), P.name, P.city, P.state, A.id
+				SELECT CAST(A.id AS STRING), MARK(P.name), P.city, P.state, A.id
 				FROM auction AS A INNER JOIN person AS P on A.seller = P.id
 				WHERE A.category = 10 and (P.state = 'OR' OR P.state = 'ID' OR P.state = 'CA')"""));
 
 		// Keyed by category; the columns are stoat's Q4 { id, final } (the reference's sink too).
+		// Grouped by the key k, the category's decimal text (KEYED_BY_K), and id read back from it.
 		ALL.put("q4", new Query(List.of("auction", "bid"), true, false, "k STRING, id BIGINT, final BIGINT", """
-				SELECT MARK(CAST(Q.category AS STRING)), Q.category, AVG(Q.final)
+				SELECT k, MARK(CAST(k AS BIGINT)), AVG(final)
 				FROM (
+				  SELECT CAST(Q.category AS STRING) AS k, Q.final
+				  FROM (
 				    SELECT MAX(B.price) AS final, A.category
 				    FROM auction A, bid B
 				    WHERE A.id = B.auction AND B.`dateTime` BETWEEN A.`dateTime` AND A.expires
 				    GROUP BY A.id, A.category
-				) Q
-				GROUP BY Q.category"""));
+				  ) Q
+				)
+				GROUP BY k"""));
 
 		// The SQL's rows (auction, num) of a window are gathered into stoat's form, one row per
 		// window keyed by its start: the largest count and the auctions that have it.
 		ALL.put("q5", new Query(BID, true, false,
 				"k STRING, starttime BIGINT, endtime BIGINT, maxn BIGINT, auctions STRING", """
-				SELECT MARK(CAST(MILLIS(starttime) AS STRING)), MILLIS(starttime), MILLIS(endtime), MAX(num),
+				SELECT CAST(MILLIS(starttime) AS STRING), MARK(MILLIS(starttime)), MILLIS(endtime), MAX(num),
 				    LISTAGG(CAST(auction AS STRING))
 				FROM (
 				 SELECT AuctionBids.auction, AuctionBids.num, AuctionBids.starttime, AuctionBids.endtime
@@ -139,8 +151,8 @@ final class Queries {
 		// Keyed as stoat's table: "person id/window start".
 		ALL.put("q8", new Query(List.of("person", "auction"), true, false,
 				"k STRING, id BIGINT, name STRING, stime BIGINT", """
-				SELECT MARK(CAST(P.id AS STRING) || '/' || CAST(MILLIS(P.starttime) AS STRING)),
-				    P.id, P.name, MILLIS(P.starttime)
+				SELECT CAST(P.id AS STRING) || '/' || CAST(MILLIS(P.starttime) AS STRING),
+				    MARK(P.id), P.name, MILLIS(P.starttime)
 				FROM (
 				  SELECT id, name,
 				        window_start AS starttime,
@@ -165,8 +177,8 @@ final class Queries {
 						+ "`dateTime` BIGINT, expires BIGINT, seller BIGINT, category BIGINT, extra STRING, "
 						+ "auction BIGINT, bidder BIGINT, price BIGINT, bid_dateTime BIGINT, bid_extra STRING", """
 				SELECT
-				    MARK(CAST(id AS STRING)),
-				    id, itemName, description, initialBid, reserve, `dateTime`, expires, seller, category, extra,
+				    CAST(id AS STRING),
+				    MARK(id), itemName, description, initialBid, reserve, `dateTime`, expires, seller, category, extra,
 				    auction, bidder, price, bid_dateTime, bid_extra
 				FROM (
 				   SELECT A.id, A.itemName, A.description, A.initialBid, A.reserve, A.`dateTime`, A.expires,
@@ -219,31 +231,33 @@ final class Queries {
 
 		ALL.put("q15", new Query(BID, true, false, "k STRING, `day` STRING, " + RANK_COLUMNS, """
 				SELECT
-				     MARK(DATE_FORMAT(event_time, 'yyyy-MM-dd')),
-				     DATE_FORMAT(event_time, 'yyyy-MM-dd') as `day`,
+				     DATE_FORMAT(event_time, 'yyyy-MM-dd'),
+				     MARK(DATE_FORMAT(event_time, 'yyyy-MM-dd')) as `day`,
 				%s
 				FROM bid
 				GROUP BY DATE_FORMAT(event_time, 'yyyy-MM-dd')""".formatted(RANKS)));
 
+		// Grouped by the key "channel/day" (KEYED_BY_K; no channel holds a "/").
 		ALL.put("q16", new Query(BID, true, false,
 				"k STRING, channel STRING, `day` STRING, `minute` STRING, " + RANK_COLUMNS, """
 				SELECT
-				    MARK(channel || '/' || DATE_FORMAT(event_time, 'yyyy-MM-dd')),
-				    channel,
-				    DATE_FORMAT(event_time, 'yyyy-MM-dd') as `day`,
+				    k,
+				    MARK(SPLIT_INDEX(k, '/', 0)) AS channel,
+				    SPLIT_INDEX(k, '/', 1) as `day`,
 				    max(DATE_FORMAT(event_time, 'HH:mm')) as `minute`,
 				%s
-				FROM bid
-				GROUP BY channel, DATE_FORMAT(event_time, 'yyyy-MM-dd')""".formatted(RANKS)));
+				FROM (SELECT *, channel || '/' || DATE_FORMAT(event_time, 'yyyy-MM-dd') AS k FROM bid)
+				GROUP BY k""".formatted(RANKS)));
 
+		// Grouped by the key "auction/day" (KEYED_BY_K).
 		ALL.put("q17", new Query(BID, true, false,
 				"k STRING, auction BIGINT, `day` STRING, total_bids BIGINT, rank1_bids BIGINT, rank2_bids BIGINT, "
 						+ "rank3_bids BIGINT, min_price BIGINT, max_price BIGINT, avg_price BIGINT, sum_price BIGINT",
 				"""
 				SELECT
-				     MARK(CAST(auction AS STRING) || '/' || DATE_FORMAT(event_time, 'yyyy-MM-dd')),
-				     auction,
-				     DATE_FORMAT(event_time, 'yyyy-MM-dd') as `day`,
+				     k,
+				     MARK(CAST(SPLIT_INDEX(k, '/', 0) AS BIGINT)) AS auction,
+				     SPLIT_INDEX(k, '/', 1) as `day`,
 				     count(*) AS total_bids,
 				     count(*) filter (where price < 10000) AS rank1_bids,
 				     count(*) filter (where price >= 10000 and price < 1000000) AS rank2_bids,
@@ -252,23 +266,22 @@ final class Queries {
 				     max(price) AS max_price,
 				     avg(price) AS avg_price,
 				     sum(price) AS sum_price
-				FROM bid
-				GROUP BY auction, DATE_FORMAT(event_time, 'yyyy-MM-dd')"""));
+				FROM (SELECT *, CAST(auction AS STRING) || '/' || DATE_FORMAT(event_time, 'yyyy-MM-dd') AS k FROM bid)
+				GROUP BY k"""));
 
 		// ORDER BY the event-time attribute (the reference's dateTime): Flink's deduplication,
-		// keeping the last row; the key is stoat's "bidder/auction".
+		// keeping the last row; partitioned by the key, stoat's "bidder/auction" (KEYED_BY_K).
 		ALL.put("q18", new Query(BID, true, false, "k STRING, " + BID_COLUMNS, """
-				SELECT MARK(CAST(bidder AS STRING) || '/' || CAST(auction AS STRING)),
-				    auction, bidder, price, channel, url, `dateTime`, extra
-				 FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY bidder, auction ORDER BY event_time DESC) AS rank_number
-				       FROM bid)
+				SELECT k, MARK(auction), bidder, price, channel, url, `dateTime`, extra
+				 FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY event_time DESC) AS rank_number
+				       FROM (SELECT *, CAST(bidder AS STRING) || '/' || CAST(auction AS STRING) AS k FROM bid))
 				 WHERE rank_number <= 1"""));
 
 		// The SQL's rows, one per (auction, rank), keyed "auction/rank" (stoat's is one array per
 		// auction; reference.py's Flink form spreads it the same way).
 		ALL.put("q19", new Query(BID, true, false, "k STRING, " + BID_COLUMNS + ", rank_number BIGINT", """
-				SELECT MARK(CAST(auction AS STRING) || '/' || CAST(rank_number AS STRING)),
-				    auction, bidder, price, channel, url, `dateTime`, extra, rank_number FROM
+				SELECT CAST(auction AS STRING) || '/' || CAST(rank_number AS STRING),
+				    MARK(auction), bidder, price, channel, url, `dateTime`, extra, rank_number FROM
 				(SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS rank_number FROM bid)
 				WHERE rank_number <= 10"""));
 
