@@ -61,9 +61,28 @@ public final class Main {
 	 * (and expires) stay BIGINT milliseconds, as the generator writes them and stoat's output
 	 * carries them; event time is the computed event_time with the reference's watermark (ddl_kafka.sql:
 	 * 4 s out of order). Earliest offset to the end offsets at the start (the job ends when drained).
+	 * "side" is q13's side input (Queries).
 	 */
-	private static String sourceDdl(String table, String prefix, String bootstrap, String group,
-			boolean exactlyOnce) {
+	private static String sourceDdl(String table, String prefix, String bootstrap, String group) {
+		if (table.equals("side"))
+			return "CREATE TABLE side_input (\n"
+					+ "  key STRING,\n"
+					+ "  `value` STRING,\n"
+					// Time 0 for every row: each bid's time finds the whole side input.
+					+ "  side_time AS TO_TIMESTAMP_LTZ(0, 3),\n"
+					+ "  WATERMARK FOR side_time AS side_time,\n"
+					+ "  PRIMARY KEY (key) NOT ENFORCED\n"
+					+ ") WITH (\n"
+					+ "  'connector' = 'upsert-kafka',\n"
+					+ "  'topic' = '" + prefix + "-side',\n"
+					+ "  'properties.bootstrap.servers' = '" + bootstrap + "',\n"
+					+ "  'properties.group.id' = '" + group + "',\n"
+					+ "  'properties.isolation.level' = 'read_committed',\n"
+					+ "  'scan.bounded.mode' = 'latest-offset',\n"
+					+ "  'key.format' = 'raw',\n"
+					+ "  'value.format' = 'raw',\n"
+					+ "  'value.fields-include' = 'EXCEPT_KEY'\n"
+					+ ")";
 		String columns = switch (table) {
 		case "person" -> "id BIGINT, name STRING, emailAddress STRING, creditCard STRING, city STRING, "
 				+ "state STRING, `dateTime` BIGINT, extra STRING";
@@ -229,7 +248,7 @@ public final class Main {
 		t.createTemporarySystemFunction("MILLIS", Functions.Millis.class);
 		t.createTemporarySystemFunction("MARK", Functions.Mark.class);
 		for (String table : q.inputs())
-			t.executeSql(sourceDdl(table, prefix, bootstrap, group, exactlyOnce));
+			t.executeSql(sourceDdl(table, prefix, bootstrap, group));
 		t.executeSql(sinkDdl(q, out, bootstrap, group, exactlyOnce));
 		String insert = "INSERT INTO sink\n" + q.select();
 		if (explain) {

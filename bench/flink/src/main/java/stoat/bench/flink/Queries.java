@@ -209,6 +209,24 @@ final class Queries {
 				FROM bid B
 				GROUP BY B.bidder, SESSION(B.event_time, INTERVAL '10' SECOND)"""));
 
+		// The side input is the topic PREFIX-side (keys "0" to "9999", text values), as stoat's q13:
+		// Flink's Kafka tables have no lookup, so the SQL's processing-time lookup join becomes an
+		// event-time temporal join on a versioned table whose rows all have time 0 (Main.sourceDdl):
+		// every bid sees the whole side input, as stoat's global table loaded before the bids.
+		ALL.put("q13", new Query(List.of("side", "bid"), false, true,
+				"k STRING, auction BIGINT, bidder BIGINT, price BIGINT, `dateTime` BIGINT, `value` STRING", """
+				SELECT
+				    MARK(CAST(B.auction AS STRING)),
+				    B.auction,
+				    B.bidder,
+				    B.price,
+				    B.`dateTime`,
+				    S.`value`,
+				    TO_TIMESTAMP_LTZ(B.`dateTime`, 3)
+				FROM bid B
+				JOIN side_input FOR SYSTEM_TIME AS OF B.event_time AS S
+				ON CAST(mod(B.auction, 10000) AS STRING) = S.key"""));
+
 		ALL.put("q14", new Query(BID, false, true,
 				"k STRING, auction BIGINT, bidder BIGINT, price DECIMAL(23, 3), bidTimeType STRING, "
 						+ "`dateTime` BIGINT, extra STRING, c_counts BIGINT", """

@@ -6,7 +6,8 @@ import java.util.List;
  * One Nexmark query as the Flink peer runs it: the source tables it reads, its sink's kind and
  * columns, and the SELECT written into the sink.
  *
- * @param inputs  the source tables read: "person", "auction", "bid" (topics PREFIX-person, ...)
+ * @param inputs  the source tables read: "person", "auction", "bid" (topics PREFIX-person, ...),
+ *                "side" (q13's side input, PREFIX-side)
  * @param upsert  an updating result: an upsert-kafka sink keyed by k (the final value per key,
  *                tombstones for deletes); else an append-only kafka sink
  * @param stamped the SELECT's last column is the record timestamp (the sink's `ts` metadata
