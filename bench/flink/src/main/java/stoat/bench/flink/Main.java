@@ -134,7 +134,10 @@ public final class Main {
 		s.append("  'value.fields-include' = 'EXCEPT_KEY',\n");
 		if (exactlyOnce) {
 			s.append("  'sink.delivery-guarantee' = 'exactly-once',\n");
-			s.append("  'sink.transactional-id-prefix' = '").append(group).append("'\n");
+			s.append("  'sink.transactional-id-prefix' = '").append(group).append("',\n");
+			// Flink's default is 1 h, above the broker's transaction.max.timeout.ms (15 min), which
+			// refuses the producer; a transaction lives one checkpoint interval.
+			s.append("  'properties.transaction.timeout.ms' = '60000'\n");
 		} else {
 			s.append("  'sink.delivery-guarantee' = 'at-least-once'\n");
 		}
@@ -233,6 +236,9 @@ public final class Main {
 		conf.setString("execution.checkpointing.storage", "filesystem");
 		conf.setString("execution.checkpointing.dir", checkpoints.toUri().toString());
 		conf.setString("state.backend.type", state);
+		// A failure fails the job (and the run), as the other peers stop on an error; Flink's
+		// default with checkpointing restarts the job without end.
+		conf.setString("restart-strategy.type", "none");
 		// HOUR() and DATE_FORMAT() of event time in UTC, as stoat's date() and hour_of_day().
 		conf.setString("table.local-time-zone", "UTC");
 		conf.setString("pipeline.name", "stoat-bench-flink " + queryName);
