@@ -33,6 +33,10 @@
  *                                                 partition's records in offset order (the
  *                                                 Nexmark checks: tests/nexmark/reference.py
  *                                                 --kafka)
+ *   kbtool load BOOTSTRAP TOPIC < LINES           produce one record per line of stdin,
+ *                                                 KEY TAB VALUE (text; the key partitioned
+ *                                                 as Java clients do), timestamp 0; print
+ *                                                 the count (q13's side input)
  *
  * DIGEST is an order-independent digest of the records' keys and values
  * (the sum of a 64-bit hash of each), so a passthrough's output can be
@@ -70,6 +74,7 @@
  * later) and message.timestamp.after.max.ms at its maximum (Kafka 4
  * rejects timestamps more than an hour ahead of the broker's clock).
  */
+#define _POSIX_C_SOURCE 200809L /* getline */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <librdkafka/rdkafka.h>
@@ -658,8 +663,44 @@ static int dump(const char *bootstrap, const char *topic)
 	return 0;
 }
 
+/* kbtool load: stdin's KEY<TAB>VALUE lines as records of topic, timestamp 0
+ * (a side input that precedes every event). */
+static int load(const char *bootstrap, const char *topic)
+{
+	rd_kafka_t *rk = input_producer(bootstrap);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	uint64_t records = 0;
+	while ((len = getline(&line, &cap, stdin)) > 0) {
+		if (line[len - 1] == '\n')
+			line[--len] = 0;
+		char *tab = memchr(line, '\t', (size_t)len);
+		if (!tab)
+			die("load", "a line without a TAB between key and value");
+		rd_kafka_resp_err_t e;
+		while ((e = rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_KEY(line, (size_t)(tab - line)),
+					      RD_KAFKA_V_VALUE(tab + 1, (size_t)(line + len - tab - 1)),
+					      RD_KAFKA_V_TIMESTAMP(0), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+					      RD_KAFKA_V_END)) == RD_KAFKA_RESP_ERR__QUEUE_FULL)
+			rd_kafka_poll(rk, 100);
+		if (e)
+			die(topic, rd_kafka_err2str(e));
+		records++;
+		rd_kafka_poll(rk, 0);
+	}
+	free(line);
+	if (rd_kafka_flush(rk, 60000))
+		die(topic, "not every record was delivered within 60 s");
+	rd_kafka_destroy(rk);
+	printf("%" PRIu64 "\n", records);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "load"))
+		return load(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "dump"))
 		return dump(argv[2], argv[3]);
 	if ((argc == 7 || (argc == 8 && !strcmp(argv[7], "final"))) && !strcmp(argv[1], "windows")) {
@@ -687,6 +728,6 @@ int main(int argc, char **argv)
 		return count(argv[2], argv[3], true);
 	fprintf(stderr, "usage: kbtool create BOOTSTRAP PARTITIONS TOPIC... | delete BOOTSTRAP TOPIC... | "
 			"count|final BOOTSTRAP TOPIC | windows BOOTSTRAP TOPIC SIZE ADVANCE GRACE [final] | "
-			"stjoin BOOTSTRAP STREAM TABLE | ssjoin BOOTSTRAP LEFT RIGHT WINDOW | dump BOOTSTRAP TOPIC\n");
+			"stjoin BOOTSTRAP STREAM TABLE | ssjoin BOOTSTRAP LEFT RIGHT WINDOW | dump BOOTSTRAP TOPIC | load BOOTSTRAP TOPIC\n");
 	return 2;
 }
