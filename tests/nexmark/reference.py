@@ -31,7 +31,16 @@ partitions:
 With --no-timestamps the records' timestamps are not compared (Flink's sink
 writes none of its own for an updating result).
 
-usage: reference.py [--kafka] [--no-timestamps] QUERY EVENTS OUTPUT
+With --flink the expected output is the Flink SQL peer's (bench/flink) where
+the reference SQL's meaning differs from the stoat topology's (FLINK below,
+each worked out from the SQL): regular joins join whatever arrives on either
+side, at any time (q4, q9: the auction may come after the bid; q20 a multiset,
+as the order of a key's rows depends on how the two sources interleave); q7's
+BETWEEN holds a bid at the window's end; q11's endtime is Flink's session end,
+the last bid + 10 s;
+q19's rows are one per (auction, rank), keyed "auction/rank".
+
+usage: reference.py [--kafka] [--no-timestamps] [--flink] QUERY EVENTS OUTPUT
        reference.py side FILE      (writes q13's side input)
 """
 import datetime
@@ -46,9 +55,10 @@ def load(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
-# Set by main(): --kafka, --no-timestamps.
+# Set by main(): --kafka, --no-timestamps, --flink.
 KAFKA = False
 TIMESTAMPS = True
+FLINK = False
 # --kafka: windows closing this close to the input's end are not compared.
 MARGIN_MS = 5000
 # The grace of q7's and q11's windows (q5's is 0): bench/nexmark/queries.
@@ -298,7 +308,7 @@ def q3(recs):
 
 
 def main():
-    global KAFKA, TIMESTAMPS
+    global KAFKA, TIMESTAMPS, FLINK
     args = sys.argv[1:]
     while args and args[0].startswith("--"):
         opt = args.pop(0)
@@ -306,6 +316,13 @@ def main():
             KAFKA = True
         elif opt == "--no-timestamps":
             TIMESTAMPS = False
+        elif opt == "--flink":
+            FLINK = True
+            for q, (kind, f) in FLINK_FORMS.items():
+                for table in (STATELESS, FINAL, MULTISET, KEPT):
+                    table.pop(q, None)
+                kind[q] = f
+            KEPT.update(FLINK_KEPT)
         else:
             sys.exit("reference.py: unknown option " + opt)
     if len(args) == 2 and args[0] == "side":
@@ -559,6 +576,127 @@ def q23(recs):
 MULTISET = {"q7": q7, "q11": q11, "q23": q23}
 # With --kafka, which of a windowed query's output records are compared.
 KEPT = {"q7": q7_kept, "q11": q11_kept}
+
+# --- the Flink SQL peer's results, where the SQL's meaning differs from stoat's ---
+
+def q4_flink(recs):
+    """q4 with the SQL's regular join: a bid joins its auction wherever the
+    auction is in the input (the stoat topology's stream-table join only
+    with an auction that came before the bid)."""
+    auctions = {r["value"]["id"]: r["value"] for r in events(recs, "auction")}
+    final = {}
+    for _, _, b in bids_of(recs):
+        a = auctions.get(b["auction"])
+        if a is not None and a["dateTime"] <= b["dateTime"] <= a["expires"]:
+            final[a["id"]] = (a["category"], max(final.get(a["id"], (0, b["price"]))[1], b["price"]))
+    per_category = defaultdict(list)
+    for category, price in final.values():
+        per_category[category].append(price)
+    # AVG of a BIGINT is a BIGINT: the sum divided by the count, truncated.
+    return {str(c): {"id": c, "final": sum(ps) // len(ps)} for c, ps in per_category.items()}, lambda v: v
+
+
+def q9_flink(recs):
+    """q9 with the regular join (q4_flink): of each auction's bids while it
+    was open, the highest price, then the earliest dateTime (the first bid of
+    a full tie, as Flink's top-1 keeps the row it has on an equal sort key)."""
+    auctions = {r["value"]["id"]: r["value"] for r in events(recs, "auction")}
+    want = {}
+    for k, _, b in bids_of(recs):
+        a = auctions.get(b["auction"])
+        if a is None or not a["dateTime"] <= b["dateTime"] <= a["expires"]:
+            continue
+        old = want.get(k)
+        if old is None or (b["price"], -b["dateTime"]) > (old["price"], -old["bid_dateTime"]):
+            want[k] = {**a, "auction": b["auction"], "bidder": b["bidder"], "price": b["price"],
+                       "bid_dateTime": b["dateTime"], "bid_extra": b["extra"]}
+    return want, lambda v: v
+
+
+def q20_flink(recs):
+    """q20 with the regular join: every bid with its category-10 auction,
+    wherever the auction is in the input; a multiset (key, value)."""
+    auctions = {r["value"]["id"]: r["value"] for r in events(recs, "auction") if r["value"]["category"] == 10}
+    out = []
+    for k, _, v in bids_of(recs):
+        a = auctions.get(v["auction"])
+        if a is None:
+            continue
+        out.append((k, {
+            "auction": v["auction"], "bidder": v["bidder"], "price": v["price"],
+            "channel": v["channel"], "url": v["url"], "bid_dateTime": v["dateTime"],
+            "bid_extra": v["extra"], "itemName": a["itemName"], "description": a["description"],
+            "initialBid": a["initialBid"], "reserve": a["reserve"],
+            "auction_dateTime": a["dateTime"], "expires": a["expires"], "seller": a["seller"],
+            "category": a["category"], "auction_extra": a["extra"]}))
+    return out
+
+
+def q7_flink(recs):
+    """q7 as the SQL says: each 10 s window's highest price, and every bid of
+    that price with window_end - 10 s <= dateTime <= window_end (BETWEEN: the
+    next window's first millisecond too). The end of the bounded input closes
+    every window; those that close near it are left out (--kafka, KEPT)."""
+    bids = [b for _, _, b in bids_of(recs)]
+    top = {}
+    for b in bids:
+        s = b["dateTime"] - b["dateTime"] % 10000
+        top[s] = max(top.get(s, b["price"]), b["price"])
+    out = []
+    for s, price in top.items():
+        if not compared(s + 10000 + Q7_GRACE_MS, recs):
+            continue
+        out += [(str(b["auction"]), {"auction": b["auction"], "price": b["price"], "bidder": b["bidder"],
+                                     "dateTime": b["dateTime"], "extra": b["extra"]})
+                for b in bids if s <= b["dateTime"] <= s + 10000 and b["price"] == price]
+    return out
+
+
+def q7_flink_kept(k, v, recs):
+    """A bid at a window's end belongs to the window before; either
+    window's bids are kept if the earlier one is compared."""
+    d = v["dateTime"]
+    return compared(d - d % 10000 + Q7_GRACE_MS, recs) if d % 10000 == 0 else q7_kept(k, v, recs)
+
+
+def q11_flink(recs):
+    """q11 with Flink's session windows: each bid opens [t, t + 10 s), and
+    windows that overlap or touch merge (TimeWindow.intersects compares both
+    ends inclusively), so a bid joins a session up to 10 s after its last
+    bid, as in Kafka Streams; starttime the first bid's time, endtime the
+    last one's + 10 s. Every session is closed at the end of the input."""
+    times = defaultdict(list)
+    for _, _, b in bids_of(recs):
+        times[b["bidder"]].append(b["dateTime"])
+    out = []
+    for bidder, ts in times.items():
+        ts.sort()
+        sessions = [[ts[0], ts[0], 1]]
+        for t in ts[1:]:
+            if t - sessions[-1][1] <= 10000:
+                sessions[-1][1], sessions[-1][2] = t, sessions[-1][2] + 1
+            else:
+                sessions.append([t, t, 1])
+        out += [(str(bidder), {"bidder": bidder, "bid_count": n, "starttime": a, "endtime": e + 10000})
+                for a, e, n in sessions]
+    return [(k, v) for k, v in out if q11_kept(k, v, recs)]
+
+
+def q19_flink(recs):
+    """q19's rows: one per (auction, rank) of the top 10, keyed "auction/rank"
+    (stoat's top 10 of each auction as one array): the same ranking, ties in
+    arrival order (Flink's top-N keeps the rows of an equal price in order)."""
+    want = {}
+    for k, v in q19(recs)[0].items():
+        for b in v["bids"]:
+            want["%s/%d" % (k, b["rank_number"])] = b
+    return want, lambda v: v
+
+
+# query -> (the table it is compared by, its Flink form)
+FLINK_FORMS = {"q4": (FINAL, q4_flink), "q9": (FINAL, q9_flink), "q19": (FINAL, q19_flink),
+               "q20": (MULTISET, q20_flink), "q7": (MULTISET, q7_flink), "q11": (MULTISET, q11_flink)}
+FLINK_KEPT = {"q7": q7_flink_kept, "q11": q11_kept}
 
 if __name__ == "__main__":
     main()
