@@ -528,6 +528,13 @@ void stoat_rocks_iter_seek_for_prev(stoat_rocks_iter *it, stoat_str key)
 	rocksdb_iter_seek_for_prev(it->it, key.ptr, key.len);
 }
 
+/* Moves to the previous entry.  The iterator must be valid. */
+void stoat_rocks_iter_prev(stoat_rocks_iter *it)
+{
+	assert(stoat_rocks_iter_valid(it));
+	rocksdb_iter_prev(it->it);
+}
+
 /* Moves to the next entry.  The iterator must be valid. */
 void stoat_rocks_iter_next(stoat_rocks_iter *it)
 {

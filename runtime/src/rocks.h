@@ -104,6 +104,7 @@ void stoat_rocks_iter_seek(stoat_rocks_iter *it, stoat_str key);
 /* Moves to the last key <= key. */
 void stoat_rocks_iter_seek_for_prev(stoat_rocks_iter *it, stoat_str key);
 void stoat_rocks_iter_next(stoat_rocks_iter *it);
+void stoat_rocks_iter_prev(stoat_rocks_iter *it);
 stoat_str stoat_rocks_iter_key(const stoat_rocks_iter *it);
 stoat_str stoat_rocks_iter_value(const stoat_rocks_iter *it);
 bool stoat_rocks_iter_close(stoat_rocks_iter *it, char *err, size_t errlen);

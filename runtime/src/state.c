@@ -867,13 +867,14 @@ bool stoat_store_part_restore_record(stoat_store_part *p, stoat_str key, stoat_s
 	kv->family = p->family;
 	kv->key = stoat_arena_strdup(&p->restore_arena, key);
 	kv->value = copy_into(&p->restore_arena, value);
-	char *index_key = p->window ? stoat_arena_alloc(&p->restore_arena, key.len + 1) : NULL;
+	/* A deleted window keeps its index entry (stoat_window_index_write). */
+	char *index_key = p->window && value.ptr ? stoat_arena_alloc(&p->restore_arena, key.len + 1) : NULL;
 	size_t index_len = index_key ? stoat_window_index_key(p, key, index_key) : 0;
 	if (index_len > 0) {
 		stoat_rocks_kv *ix = &p->restore_kvs[p->restore_count++];
 		ix->family = p->family;
 		ix->key = (stoat_str){ index_key, index_len };
-		ix->value = value.ptr ? (stoat_str){ "", 0 } : (stoat_str){ NULL, 0 };
+		ix->value = (stoat_str){ "", 0 };
 	}
 	if (p->restore_count >= RESTORE_CHUNK)
 		return restore_write(p, err, errlen);
