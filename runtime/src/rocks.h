@@ -98,6 +98,8 @@ void stoat_rocks_abort(stoat_rocks *db);
  *	if (!stoat_rocks_iter_close(it, err, sizeof err)) ...
  */
 stoat_rocks_iter *stoat_rocks_scan(stoat_rocks *db, int family, stoat_str start);
+/* The same iterator, not positioned: seek (or seek_for_prev) first. */
+stoat_rocks_iter *stoat_rocks_iter_open(stoat_rocks *db, int family);
 bool stoat_rocks_iter_valid(const stoat_rocks_iter *it);
 /* Moves to the first key >= key. */
 void stoat_rocks_iter_seek(stoat_rocks_iter *it, stoat_str key);

@@ -719,7 +719,8 @@ static void run_fetch(stoat_window_iter *it, fetch_mode mode)
 		return;
 	if (p->family >= 0) {
 		char err[512] = "";
-		stoat_rocks_iter *ri = stoat_rocks_scan(p->st->db, p->family, (stoat_str){ NULL, 0 });
+		/* Each reader seeks first: no walk from the family's first key. */
+		stoat_rocks_iter *ri = stoat_rocks_iter_open(p->st->db, p->family);
 		bool ok = true;
 		if (mode == FETCH_KEY)
 			rocks_fetch_key(it, ri);
