@@ -145,6 +145,7 @@ void stoat_state_close(stoat_state *st)
 		free(st->changelog_topics[s]);
 	}
 	stoat_window_iters_free(st);
+	free(st->cache.dirty_list);
 	free(st->cache.entries);
 	free(st->cache.index);
 	stoat_arena_free(&st->cache.arena);
@@ -485,7 +486,7 @@ static bool cache_flush(stoat_state *st, record_cache *c)
 		if (!e->dirty)
 			continue;
 		e->dirty = false;
-		c->dirty--;
+		c->dirty--; /* to 0: the dirty list empties with it */
 		/* Only quiet writes since the last flush: nothing to pass on. */
 		bool changed = e->shown && (e->old_value.ptr || e->shown_value.ptr);
 		stoat_str old = e->old_value;
@@ -644,7 +645,11 @@ static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value
 	c->bytes += value.ptr ? value.len : 0;
 	if (!e->dirty) {
 		e->dirty = true;
-		c->dirty++;
+		if (c->dirty == c->dirty_cap) {
+			c->dirty_cap = c->dirty_cap ? c->dirty_cap * 2 : 512;
+			c->dirty_list = stoat_xrealloc(c->dirty_list, c->dirty_cap, sizeof *c->dirty_list);
+		}
+		c->dirty_list[c->dirty++] = (uint32_t)(e - c->entries);
 	}
 	e->timestamp = cx->timestamp;
 	if (!quiet) {

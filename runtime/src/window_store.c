@@ -739,11 +739,16 @@ static void run_fetch(stoat_window_iter *it, fetch_mode mode)
 		stoat_mem_map_each(&p->committed, collect_committed, it);
 		stoat_mem_map_each(&p->pending, collect_pending, it);
 	}
+	/* The cache's dirty entries: a clean one holds what the store does
+	 * (read from it, or flushed to it), so reading all of them would only
+	 * cost a pass over the cache per fetch. */
 	const record_cache *c = &p->st->cache;
 	if (stoat_part_cached(p))
-		for (size_t i = 0; i < c->count; i++)
-			if (c->entries[i].part == p)
-				collect(it, c->entries[i].key, c->entries[i].new_value, 2);
+		for (size_t i = 0; i < c->dirty; i++) {
+			const cache_entry *e = &c->entries[c->dirty_list[i]];
+			if (e->part == p)
+				collect(it, e->key, e->new_value, 2);
+		}
 	if (it->count == 0)
 		return;
 	qsort(it->items, it->count, sizeof *it->items, compare_items);
