@@ -15,8 +15,10 @@
  * written like key-value entries (state.c: through the record cache, held
  * back until the commit, into the changelog); the time index is derived:
  * state.c writes it next to each window write to RocksDB and each
- * restored window, and never logs it.  In-memory partitions keep no
- * index; their ordered reads scan the partition's maps.
+ * restored window, and never logs it.  A deleted window keeps its index
+ * entry until expiry (stoat_window_index_write): readers look each window
+ * up.  In-memory partitions keep no index; their ordered reads scan the
+ * partition's maps.
  *
  * Reads that return many windows collect them first, from the committed
  * data and held-back writes (RocksDB merges those) and the record cache,
