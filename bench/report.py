@@ -123,14 +123,11 @@ def main():
               a.keys,
               " join_stream_table: %s orders left-joined with a table of %s customer records over the "
               "same keys (about 1/e of the keys have none; timestamps a day before the orders'), every "
-              "order out once as `order:customer` or `order:none`; the peer reads the table in a run of "
-              "its own first (same application id and state, empty orders topic), then the orders are "
-              "written and the measured run reads them (CPU per order)." % (a.n_keyed, a.keys)
+              "order out once as `order:customer` or `order:none`; both topics are on the broker before "
+              "the run, which reads the table first by its timestamps (CPU per order)." % (a.n_keyed, a.keys)
               if "join_stream_table" in scenarios else "",
               " join_stream_stream: %s impressions and %s clicks, inner-joined by key within 10 s (about "
-              "one match per record), grace 24 h (covering the input's whole time span: stoat's driver "
-              "takes a task's records in fetch order, not timestamp order, see bench/README.md), every "
-              "pair out once as `impression:click`; CPU per input record of both topics."
+              "one match per record), grace 10 s, every pair out once as `impression:click`; CPU per input record of both topics."
               % (a.n_keyed, a.n_keyed) if "join_stream_stream" in scenarios else ""))
     chart = []
     for s in scenarios:

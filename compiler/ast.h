@@ -72,6 +72,7 @@ typedef enum NodeKind {
 	                   grace 10s, emit final; a join's within 5m, grace 1m */
 	N_ON_ARG,       /* on a: a join's key selector (a lambda), for global tables
 	                   and foreign-key joins (not yet checked beyond saying so) */
+	N_NAMED_ARG,    /* name: a, a step's named argument (aggregate's merge: (a, b) => ...) */
 } NodeKind;
 
 /* Binary operators (stored in Node.op). */

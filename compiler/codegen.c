@@ -474,8 +474,8 @@ static void describe_node(Printer *p, const Plan *plan, IrNode *n, IrNode *from,
 		break;
 	case IR_SINK:
 		if (n->topic)
-			pr(p, "%s \"%s\" (%s, %s)", n->internal ? "repartition ->" : "to", n->topic,
-			   format_name(n->key_format), format_name(n->value_format));
+			pr(p, "%s%s \"%s\" (%s, %s)", n->preagg ? "pre-aggregate, " : "", n->internal ? "repartition ->" : "to",
+			   n->topic, format_name(n->key_format), format_name(n->value_format));
 		else
 			pr(p, "to (per record) (%s, %s)", format_name(n->key_format), format_name(n->value_format));
 		break;
@@ -704,6 +704,17 @@ static void emit_app(Gen *g, Printer *p)
 	}
 	emit_source_stores(g, p);
 	emit_copartitions(g, p);
+	if (g->plan->npreaggs) {
+		pr(p, "static const stoat_preagg_desc app_preaggs[] = {\n");
+		pr_indent(p);
+		for (int i = 0; i < g->plan->npreaggs; i++) {
+			IrNode *s = g->plan->preaggs[i];
+			const char *name = t->stores[s->preagg->store].name;
+			pr(p, "{ .name = %s, .sink = %d }, /* %d */\n", c_string(name, strlen(name)), s->index, i);
+		}
+		pr_dedent(p);
+		pr(p, "};\n\n");
+	}
 	pr(p, "static const stoat_source app_sources[] = {\n");
 	pr_indent(p);
 	for (int i = 0; i < t->nsources; i++) {
@@ -750,6 +761,8 @@ static void emit_app(Gen *g, Printer *p)
 		pr(p, ".stores = app_stores,\n.store_count = %d,\n", t->nstores);
 	if (g->plan->ncopartitions)
 		pr(p, ".copartitions = app_copartitions,\n.copartition_count = %d,\n", g->plan->ncopartitions);
+	if (g->plan->npreaggs)
+		pr(p, ".preaggs = app_preaggs,\n.preagg_count = %d,\n", g->plan->npreaggs);
 	pr_dedent(p);
 	pr(p, "};\n\n");
 	pr(p, "int main(int argc, char **argv)\n{\n");

@@ -162,6 +162,7 @@ void emit_change_source(Gen *g, IrNode *src, CVar *k);
 void emit_store_after(Gen *g, const Pipeline *pp, Printer *p);
 void emit_store_flush(Gen *g, const Pipeline *pp, Printer *p);
 void emit_stream_fold(Gen *g, IrNode *n, Node *adder, CVar *kv, CVar *vv, const char *old, const char *nv);
+void emit_preagg_sink(Gen *g, IrNode *n, CVar *k, CVar *v);
 bool open_present_guard(Gen *g, Type *kt, CVar *k, Type *vt, CVar *v);
 void emit_dropped_else(Gen *g, const char *why);
 void emit_change_children(Gen *g, IrNode *n, CVar *k, CVar *old_v, CVar *new_v);

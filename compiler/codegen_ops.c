@@ -139,6 +139,10 @@ static void emit_sink_bytes(Gen *g, const char *role, CVar *var, CVar *raw_var, 
 /* to "topic" (or a topic per record): encode key and value, emit. */
 static void emit_sink(Gen *g, IrNode *n, CVar *k, CVar *v)
 {
+	if (n->preagg) {
+		emit_preagg_sink(g, n, k, v);
+		return;
+	}
 	if (n->topic) {
 		char *lit = c_string(n->topic, strlen(n->topic));
 		char what[512];

@@ -193,6 +193,84 @@ void emit_stream_fold(Gen *g, IrNode *n, Node *adder, CVar *kv, CVar *vv, const 
 }
 
 /*
+ * A pre-aggregating repartition sink n (IrNode.preagg: the aggregation it
+ * combines for): instead of writing the record, fold it into its key's
+ * partial in the task's buffer (runtime stoat_preagg_*), as the
+ * aggregation would into its store: count adds 1, reduce and aggregate
+ * apply their adder to the partial (decoded from the topic's value
+ * format) or start from the value or the initial value.  A null key or
+ * value is dropped here, where the aggregation would drop it.
+ */
+void emit_preagg_sink(Gen *g, IrNode *n, CVar *k, CVar *v)
+{
+	IrNode *agg = n->preagg;
+	static const char *names[] = { "count", "reduce", "aggregate" };
+	Store *st = &g->topo->stores[agg->store];
+	char *lit = c_string(n->topic, strlen(n->topic));
+	op_comment(g, n, xasprintf("pre-aggregate for %s (store %s), written to %s at each commit", names[agg->agg_kind],
+	                           st->name, lit));
+	bool guarded = open_present_guard(g, n->key, k, n->val, v);
+	CVar *kv = n->key->kind == TY_NULLABLE ? cvar_part(k, ".v") : k;
+	CVar *vv = n->val->kind == TY_NULLABLE ? cvar_part(v, ".v") : v;
+	pr(g->out, "{\n");
+	pr_indent(g->out);
+	char *enc_key = need(g, H_ENCODE, type_strip(n->key), n->key_format);
+	pr(g->out, "stoat_str key_bytes;\n");
+	pr(g->out, "if (!%s(cx, &cx->key_buf, &%s, &key_bytes))\n", enc_key, use(kv));
+	pr_nested(g->out, "%s;\n", fail_stmt(g));
+	if (agg->agg_kind == AGG_COUNT) {
+		pr(g->out, "stoat_preagg_count(cx, %d, key_bytes);\n", n->preagg_step);
+	} else {
+		char *dec = need(g, H_DECODE, agg->val, n->value_format);
+		char *enc = need(g, H_ENCODE, agg->val, n->value_format);
+		char *old = xasprintf("part%d", n->id), *nv = xasprintf("p%d", n->id);
+		pr(g->out, "stoat_str %s_bytes;\n", old);
+		pr(g->out, "%s %s = { .has = false };\n", type_c(ty_nullable(agg->val)), old);
+		pr(g->out, "%s.has = stoat_preagg_get(cx, %d, key_bytes, &%s_bytes);\n", old, n->preagg_step, old);
+		pr(g->out, "if (%s.has && !%s(cx, %s_bytes, \"partial aggregate\", &%s.v))\n", old, dec, old, old);
+		pr_nested(g->out, "%s;\n", fail_stmt(g));
+		emit_stream_fold(g, agg, agg->lambda, kv, vv, old, nv);
+		pr(g->out, "stoat_str value_bytes;\n");
+		pr(g->out, "if (!%s(cx, &cx->value_buf, &%s, &value_bytes))\n", enc, nv);
+		pr_nested(g->out, "%s;\n", fail_stmt(g));
+		pr(g->out, "stoat_preagg_put(cx, %d, key_bytes, value_bytes);\n", n->preagg_step);
+	}
+	emit_error_check(g);
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+	if (guarded)
+		emit_dropped_else(g, xasprintf("null key or value for table %s", st->name));
+}
+
+/*
+ * Merges a partial aggregate (vv, of n's value type) read from a
+ * pre-aggregated repartition topic into the key's aggregate: declares nv
+ * from old (V?) with the partial count added, the reducer or the
+ * aggregate's combiner applied (the partial as it is for a new key: it
+ * was folded from the first value or the initial value already).
+ */
+static void emit_stream_merge(Gen *g, IrNode *n, CVar *kv, CVar *vv, const char *old, const char *nv)
+{
+	CVar *acc = cvar(xasprintf("%s.v", old));
+	pr(g->out, "%s %s;\n", type_c(n->val), nv);
+	if (n->agg_kind == AGG_COUNT) {
+		char *t = hoist(g, ty_i64, xasprintf("stoat_add_i64(cx, %s.has ? %s : 0, %s)", old, acc->c, use(vv)), true);
+		pr(g->out, "%s = %s;\n", nv, t);
+		return;
+	}
+	Node *fn = n->agg_kind == AGG_REDUCE ? n->lambda : n->combiner;
+	pr(g->out, "if (!%s.has) {\n", old);
+	pr_nested(g->out, "%s = %s;\n", nv, use(vv));
+	pr(g->out, "} else {\n");
+	pr_indent(g->out);
+	bind_folder(g, fn, true, kv, vv, acc);
+	char *x = emit_as(g, fn->a, n->val);
+	pr(g->out, "%s = %s;\n", nv, x);
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+}
+
+/*
  * count / reduce / aggregate of a grouped stream: read the key's current
  * value from the store, fold the record in, write it back, and pass the
  * change (old and new value) on to the store's downstream.  `in` is the
@@ -210,7 +288,10 @@ static void emit_stream_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CV
 	pr_indent(g->out);
 	emit_store_read(g, n, kv);
 	char *old = xasprintf("old%d", n->id), *nv = xasprintf("v%d", n->id);
-	emit_stream_fold(g, n, adder, kv, vv, old, nv);
+	if (n->preagg)
+		emit_stream_merge(g, n, kv, vv, old, nv);
+	else
+		emit_stream_fold(g, n, adder, kv, vv, old, nv);
 	emit_store_put(g, n, kv, nv);
 	pr_dedent(g->out);
 	pr(g->out, "}\n");
@@ -311,6 +392,8 @@ void emit_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k, CVar *v
 	else if (n->parents[0]->kind == IR_COGROUP)
 		snprintf(what, sizeof what, "cogroup and %s (store %s), input %d of %d", names[n->agg_kind], st->name,
 		         cogroup_input(n->parents[0], in) + 1, n->parents[0]->nparents);
+	else if (n->preagg)
+		snprintf(what, sizeof what, "%s (store %s): a partial aggregate merged in", names[n->agg_kind], st->name);
 	else
 		snprintf(what, sizeof what, "%s (store %s)", names[n->agg_kind], st->name);
 	op_comment(g, n, what);

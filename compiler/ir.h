@@ -195,6 +195,23 @@ struct IrNode {
 	Node *merger;       /* IR_AGGREGATE over session windows: (a, b) or (k, a, b), the
 	                       aggregate of two sessions a record merges (Kafka Streams' Merger) */
 	Node **adders;      /* IR_COGROUP: the adder of each parent, in parent order */
+	/*
+	 * IR_AGGREGATE of a grouped stream: whether its partial aggregates
+	 * combine (count always; reduce(f, combinable); aggregate with a
+	 * merge: combiner, `combiner`, (a, b) or (k, a, b)), so that the plan
+	 * may pre-aggregate before its repartition.
+	 */
+	bool combinable;
+	Node *combiner;
+	/*
+	 * Set by the plan on a repartition's internal sink and source, and on
+	 * the aggregation itself, when the sink's task pre-aggregates for
+	 * that aggregation (count, reduce or aggregate): the topic carries
+	 * partial aggregates (of the aggregation's value type), which the
+	 * aggregation merges.  preagg_step: its index among the plan's steps.
+	 */
+	IrNode *preagg;
+	int preagg_step;
 	int store;          /* has_store: index into Topology.stores (set by the plan) */
 	/*
 	 * A versioned table from a topic (table t versioned(history = D)):
@@ -257,6 +274,7 @@ typedef struct Topology {
 	int64_t commit_interval_ms;
 	Policy on_error;           /* FAIL, SKIP or DLQ */
 	char *dlq_topic;           /* on_error == POLICY_DLQ */
+	bool pre_aggregate;        /* pre_aggregate: combine before repartitions (default true) */
 
 	IrNode **nodes;            /* all nodes, by id */
 	int nnodes;

@@ -317,6 +317,50 @@ static void plan_repartitions(Topology *t)
 	}
 }
 
+/*
+ * Pre-aggregation (Flink's local-global aggregation): a repartition whose
+ * records go, through their group and nothing else, to a non-windowed
+ * aggregation whose partial aggregates combine (count; reduce(f,
+ * combinable); aggregate with merge:) is written combined.  The sink's
+ * task folds each record into its key's partial, kept in memory and
+ * written at every commit; the topic carries partials (the aggregation's
+ * value type, in that type's default format) and the aggregation merges
+ * them.  Off with the app setting pre_aggregate = false.
+ *
+ * Not yet (docs/language.md says so): windowed aggregations (a partial per
+ * key and window, with the window's close and grace in the writing task),
+ * a grouped table's (partials of the adds and the subtracts, kept apart so
+ * that a group's value never passes through a state it would not have
+ * had), and cogroup (a partial per input stream).
+ */
+static void plan_preaggs(Plan *pl)
+{
+	Topology *t = pl->topo;
+	if (!t->pre_aggregate)
+		return;
+	for (int i = 0; i < t->nsinks; i++) {
+		IrNode *sink = t->sinks[i];
+		if (!sink->internal || sink->change)
+			continue;
+		IrNode *src = sink->peer;
+		if (src->nchildren != 1 || src->children[0]->kind != IR_GROUP)
+			continue;
+		IrNode *grp = src->children[0];
+		if (grp->group_table || grp->nchildren != 1 || grp->children[0]->kind != IR_AGGREGATE)
+			continue;
+		IrNode *agg = grp->children[0];
+		if (!agg->combinable || agg->window || agg->nparents != 1)
+			continue;
+		sink->preagg = src->preagg = agg->preagg = agg;
+		sink->preagg_step = src->preagg_step = agg->preagg_step = pl->npreaggs;
+		pl->preaggs = xrealloc(pl->preaggs, (size_t)(pl->npreaggs + 1) * sizeof *pl->preaggs);
+		pl->preaggs[pl->npreaggs++] = sink;
+		/* The topic carries partials: the group and the aggregation read them. */
+		sink->value_format = src->value_format = format_default(agg->val);
+		src->val = grp->val = agg->val;
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Stores and sub-topologies                                           */
 /* ------------------------------------------------------------------ */
@@ -857,6 +901,7 @@ Plan *plan_build(Program *prog)
 	pl->topo = &prog->topo;
 	distinct_store_bindings(pl->topo);
 	plan_repartitions(pl->topo);
+	plan_preaggs(pl);
 	plan_stores(pl->topo); /* after a naming error too: it reports the changelogs' */
 	if (diag.errors > errors_before)
 		return NULL;
@@ -961,6 +1006,12 @@ const char *window_text(const WindowSpec *w)
 	return "?";
 }
 
+/* "count", "reduce" or "aggregate". */
+static const char *agg_name(const IrNode *n)
+{
+	return n->agg_kind == AGG_COUNT ? "count" : n->agg_kind == AGG_REDUCE ? "reduce" : "aggregate";
+}
+
 /* One step of a pipeline: the operator, the store it writes, the function it calls. */
 static void pr_step(Printer *p, const Plan *pl, const Pipeline *pp, const PlanStep *step)
 {
@@ -981,7 +1032,10 @@ static void pr_step(Printer *p, const Plan *pl, const Pipeline *pp, const PlanSt
 			pr(p, "%s %s", n->table ? "table" : "source", n->name);
 			break;
 		case IR_SINK:
-			if (n->internal)
+			if (n->preagg)
+				pr(p, "pre-aggregate for %s (store %s), at each commit repartition -> \"%s\"",
+				   agg_name(n->preagg), t->stores[n->preagg->store].name, n->topic);
+			else if (n->internal)
 				pr(p, "%s -> \"%s\"", n->change ? "changes" : "repartition", n->topic);
 			else if (n->topic)
 				pr(p, "to \"%s\"", n->topic);
@@ -998,7 +1052,7 @@ static void pr_step(Printer *p, const Plan *pl, const Pipeline *pp, const PlanSt
 			pr(p, "window %s", window_text(n->window));
 			break;
 		case IR_AGGREGATE:
-			pr(p, "%s", n->agg_kind == AGG_COUNT ? "count" : n->agg_kind == AGG_REDUCE ? "reduce" : "aggregate");
+			pr(p, "%s%s", agg_name(n), n->preagg ? " of partials" : "");
 			break;
 		case IR_JOIN:
 			if (n->join->kind == JOIN_TABLE_TABLE) {
@@ -1070,7 +1124,10 @@ static void pr_topic(Printer *p, const Plan *pl, const InternalTopic *it)
 	case TOPIC_REPARTITION:
 	case TOPIC_CHANGES:
 		pr(p, "  %s: %s, sub-topology %d -> %d (%s, %s)\n", it->name,
-		   it->kind == TOPIC_CHANGES ? "changes of a table's group_by" : "repartition", it->sink->subtopology,
+		   it->kind == TOPIC_CHANGES ? "changes of a table's group_by"
+		   : it->sink->preagg        ? "repartition of partial aggregates"
+		                             : "repartition",
+		   it->sink->subtopology,
 		   it->source->subtopology, format_name(it->sink->key_format), format_name(it->sink->value_format));
 		break;
 	case TOPIC_CHANGELOG: {
@@ -1093,9 +1150,10 @@ char *plan_text(const Plan *pl, const char *path)
 	pr(&p, "application \"%s\" (%s): %s, commit interval %lld ms, on error ", t->app_id, base_name(path),
 	   t->guarantee ? "exactly_once" : "at_least_once", (long long)t->commit_interval_ms);
 	if (t->on_error == POLICY_DLQ)
-		pr(&p, "dlq \"%s\"\n", t->dlq_topic);
+		pr(&p, "dlq \"%s\"", t->dlq_topic);
 	else
-		pr(&p, "%s\n", t->on_error == POLICY_SKIP ? "skip" : "fail");
+		pr(&p, "%s", t->on_error == POLICY_SKIP ? "skip" : "fail");
+	pr(&p, "%s\n", t->pre_aggregate ? "" : ", no pre-aggregation");
 	for (int i = 0; i < pl->nsubtopologies; i++) {
 		const SubTopology *st = &pl->subtopologies[i];
 		pr(&p, "\nsub-topology %d\n", i);

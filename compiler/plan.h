@@ -15,6 +15,9 @@
  *   sub-topologies  sources connected through merges, cogroups and joins;
  *   co-partitioning the source topics a join needs partitioned alike (a
  *                   group per join), which the Kafka driver checks;
+ *   pre-aggregation a repartition feeding a combinable aggregation only
+ *                   (count, reduce(f, combinable), aggregate with merge:)
+ *                   carries partials combined per key and commit;
  *   pipelines       the C functions records run through, one per pipeline
  *                   breaker: a source, a merge (its segment), a store with
  *                   downstream operators (after_ and flush_), a window
@@ -117,6 +120,9 @@ typedef struct Plan {
 	                             final results, with something downstream), or -1 */
 	CopartitionGroup *copartitions; /* one per join, in node order */
 	int ncopartitions;
+	IrNode **preaggs;         /* the internal sinks that pre-aggregate (IrNode.preagg), in
+	                             sink order: the runtime's steps */
+	int npreaggs;
 } Plan;
 
 /*

@@ -631,7 +631,7 @@ bool define_stream(Sema *sema, const char *name, Span span, IrNode *ir, bool is_
 /*
  * Reads the app header: the application id (a name Kafka accepts for a
  * topic, since it begins the internal topics' names) and the settings
- * (guarantee, commit_interval, on_error).
+ * (guarantee, commit_interval, on_error, pre_aggregate).
  */
 static void check_app(Sema *sema, Node *app)
 {
@@ -655,7 +655,7 @@ static void check_app(Sema *sema, Node *app)
 			           "invalid application id \"%s\"", app->name);
 			break;
 		}
-	static const char *settings[] = { "guarantee", "commit_interval", "on_error" };
+	static const char *settings[] = { "guarantee", "commit_interval", "on_error", "pre_aggregate" };
 	for (Node *s = app->list; s; s = s->next) {
 		Node *v = s->a;
 		for (Node *o = app->list; o != s; o = o->next)
@@ -682,12 +682,17 @@ static void check_app(Sema *sema, Node *app)
 			} else {
 				error_hint(v->span, "write fail, skip or dlq \"topic\"", "invalid error policy");
 			}
+		} else if (strcmp(s->name, "pre_aggregate") == 0) {
+			if (v->kind == N_BOOL)
+				sema->topo->pre_aggregate = v->ival != 0;
+			else
+				error_hint(v->span, "write true or false", "pre_aggregate must be true or false");
 		} else {
 			Suggest sg = { s->name, NULL, 0 };
 			for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
 				suggest_consider(&sg, settings[i]);
 			char *hint = did_you_mean(&sg);
-			error_hint(s->name_span, hint ? hint : "settings are guarantee, commit_interval and on_error",
+			error_hint(s->name_span, hint ? hint : "settings are guarantee, commit_interval, on_error and pre_aggregate",
 			           "unknown app setting '%s'", s->name);
 		}
 	}
@@ -704,6 +709,7 @@ bool sema_check(Program *p)
 	sema->topo->guarantee = GUARANTEE_AT_LEAST_ONCE;
 	sema->topo->commit_interval_ms = DEFAULT_COMMIT_INTERVAL_MS;
 	sema->topo->on_error = POLICY_FAIL;
+	sema->topo->pre_aggregate = true;
 
 	File *files[2] = { p->prelude, p->file };
 	for (int i = 0; i < 2; i++)

@@ -64,6 +64,64 @@ static void check_merger(Sema *sema, Node *fn, Type *key, Type *acc)
 	           type_str(t));
 }
 
+/*
+ * Checks an aggregate's combiner (merge: fn): (a, b) or (k, a, b), two
+ * partial aggregates of one key, each folded from the initial value, into
+ * one; it must give the accumulator type.
+ */
+static void check_combiner(Sema *sema, Node *fn, Type *key, Type *acc)
+{
+	static const int counts[] = { 2, 3 };
+	Type *two[] = { acc, acc }, *three[] = { key, acc, acc };
+	Type *const *types[] = { two, three };
+	const char *shape = "write the combiner as merge: (a, b) => combined or merge: (k, a, b) => combined";
+	Type *t = check_lambda_typed(sema, fn, 2, counts, types, acc, "aggregate", shape);
+	if (!t || assignable(t, acc))
+		return;
+	error_hint(fn->a->span, "the combiner combines two partial aggregates into one of the same type",
+	           "accumulator type mismatch: the initial value is %s, the combiner gives %s", type_str(acc),
+	           type_str(t));
+}
+
+/*
+ * Takes the declaration that an aggregation's partial aggregates combine
+ * out of its arguments (so the arity checks see the rest):
+ * reduce(f, combinable), the word, and aggregate(init, f, merge: g), the
+ * named argument.  Reports misuse; *word and *merge are what was found.
+ */
+static void take_combinable(Node *step, bool is_count, bool is_reduce, Node **word, Node **merge)
+{
+	*word = *merge = NULL;
+	for (Node **pp = &step->list; *pp;) {
+		Node *a = *pp;
+		if (a->kind == N_IDENT && strcmp(a->name, "combinable") == 0) {
+			if (*word)
+				error_at(a->span, "'combinable' is given twice");
+			else if (is_count)
+				error_hint(a->span, "write count(): partial counts always combine (by adding them)",
+				           "count takes no 'combinable'");
+			else if (!is_reduce)
+				error_hint(a->span, "write aggregate(initial, (v, acc) => ..., merge: (a, b) => ...): "
+				                    "partial aggregates combine through a function of two accumulators",
+				           "aggregate needs a combiner, not 'combinable'");
+			*word = a;
+		} else if (a->kind == N_NAMED_ARG) {
+			if (strcmp(a->name, "merge") != 0)
+				error_hint(a->name_span, "the combiner is merge: (a, b) => ...",
+				           "aggregate has no named argument '%s'", a->name);
+			else if (*merge)
+				error_at(a->name_span, "'merge' is given twice");
+			else
+				*merge = a;
+		} else {
+			pp = &a->next;
+			continue;
+		}
+		*pp = a->next;
+		a->next = NULL;
+	}
+}
+
 /* Checks aggregate's initial value; returns the accumulator type (ty_error if unusable). */
 static Type *check_initial(Sema *sema, Node *init)
 {
@@ -88,6 +146,21 @@ static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const O
 	bool is_count = op->id == OPER_COUNT, is_reduce = op->id == OPER_REDUCE;
 	assert(op->on & input_of(parent));
 	bool table_side = parent->group_table;
+	Node *word, *merge;
+	take_combinable(step, is_count, is_reduce, &word, &merge);
+	nargs = node_list_len(step->list);
+	Node *declared = word ? word : merge;
+	if (declared && (parent->window || table_side || parent->cogrouped)) {
+		error_hint(declared->kind == N_NAMED_ARG ? declared->name_span : declared->span,
+		           "only an aggregation of a grouped stream without windows is pre-aggregated before its "
+		           "repartition; drop it",
+		           "%s is for a grouped stream without windows, and this is %s",
+		           word ? "'combinable'" : "a combiner (merge:)",
+		           parent->window   ? "a windowed stream"
+		           : table_side     ? "a grouped table"
+		                            : "a cogroup");
+		declared = word = merge = NULL;
+	}
 	IrNode *n = ir_new(sema->topo, IR_AGGREGATE, step->span);
 	ir_link(parent, n);
 	n->key = type_strip(parent->key); /* null keys never reach a table */
@@ -119,9 +192,11 @@ static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const O
 	if (is_count) {
 		n->agg_kind = AGG_COUNT;
 		n->val = ty_i64;
+		n->combinable = !parent->window && !table_side && !parent->cogrouped;
 		check_arity(op, step, nargs);
 		return n;
 	}
+	n->combinable = word && is_reduce;
 	n->agg_kind = is_reduce ? AGG_REDUCE : AGG_AGGREGATE;
 	n->val = is_reduce ? v : ty_error;
 	if (nargs != want) {
@@ -187,6 +262,11 @@ static IrNode *check_aggregation(Sema *sema, IrNode *parent, Node *step, const O
 	if (session && !is_reduce) {
 		n->merger = arg->next;
 		check_merger(sema, arg->next, type_strip(parent->key), acc);
+	}
+	if (merge && !is_reduce) {
+		n->combiner = merge->a;
+		n->combinable = true;
+		check_combiner(sema, merge->a, type_strip(parent->key), acc);
 	}
 	return n;
 }

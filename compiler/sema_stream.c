@@ -483,6 +483,12 @@ static IrNode *check_step(Sema *sema, IrNode *parent, Node *step)
 				error_at(arg->span, "expected an expression as an argument of %s", op->name);
 				return NULL;
 			}
+	for (Node *arg = step->list; arg; arg = arg->next)
+		if (arg->kind == N_NAMED_ARG && op->id != OPER_AGGREGATE) {
+			error_hint(arg->name_span, "only aggregate takes a named argument (merge: (a, b) => ...)",
+			           "%s takes no named argument '%s'", op->name, arg->name);
+			return NULL;
+		}
 	IrNode *n;
 	switch (op->id) {
 	case OPER_WINDOW:

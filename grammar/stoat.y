@@ -234,6 +234,8 @@ setting_value
 	| INT { $$ = mk(ps, N_INT, @$); $$->ival = $1; }
 	| DURATION { $$ = mk(ps, N_DURATION, @$); $$->ival = $1; }
 	| STRING { $$ = mk(ps, N_STR, @$); $$->str = $1.s; $$->len = $1.len; }
+	| TRUE { $$ = mk(ps, N_BOOL, @$); $$->ival = 1; }
+	| FALSE { $$ = mk(ps, N_BOOL, @$); $$->ival = 0; }
 	;
 
 /* ---- record types -------------------------------------------------- */
@@ -693,7 +695,8 @@ step
  * a duration or a word is what tells one from an expression.  Joins mix
  * them: join(other, within 5m, grace 1m, (a, b) => ...) for stream-stream
  * joins, join(t, on (k, v) => key, (v, x) => ...) for a global table's or
- * a foreign-key join's key selector (docs/language.md, Joins).
+ * a foreign-key join's key selector (docs/language.md, Joins).  A named
+ * argument, name: expr, is an aggregation's combiner (merge: (a, b) => ...).
  */
 step_args
 	: %empty { $$ = NULL; }
@@ -709,6 +712,13 @@ step_arg_list
 step_arg
 	: expr
 	| window_arg
+	| IDENT ':' expr {
+		$$ = mk(ps, N_NAMED_ARG, @$);
+		$$->name = $1;
+		$$->name_span = SPAN(@1);
+		$$->a = $3;
+		NEST($$, @1);
+	}
 	| ON expr {
 		$$ = mk(ps, N_ON_ARG, @$);
 		$$->a = $2;

@@ -94,7 +94,8 @@ static bool parse_duration_ms(const char *s, int64_t *out)
 /* The settings apply_setting knows (aliases too), librdkafka's aside. */
 static const char *const setting_names[] = {
 	"bootstrap_servers", "instance_id", "guarantee", "commit_interval", "commit_interval_ms", "on_error",
-	"static_membership", "batch_size", "idle_exit", "idle_exit_ms", "repartition_purge_interval", "state_dir",
+	"static_membership", "batch_size", "idle_exit", "idle_exit_ms", "max_task_idle", "repartition_purge_interval",
+	"state_dir",
 	"memory", "state_memory", "cache_max_bytes", "on_state_mismatch", "shutdown_timeout",
 };
 
@@ -196,6 +197,15 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 			fprintf(stderr, "%s: error: %s: idle_exit must be a duration, not '%s'\n", prog, where, value);
 			return false;
 		}
+	} else if (strcmp(name, "max_task_idle") == 0) {
+		/* Kafka Streams' max.task.idle.ms: -1 never waits (see kafka_order.c). */
+		if (strcmp(value, "-1") == 0) {
+			opt->max_task_idle_ms = -1;
+		} else if (!parse_duration_ms(value, &opt->max_task_idle_ms)) {
+			fprintf(stderr, "%s: error: %s: max_task_idle must be a duration (0, 500ms, 2s) or -1, not '%s'\n",
+				prog, where, value);
+			return false;
+		}
 	} else if (strcmp(name, "repartition_purge_interval") == 0) {
 		if (!parse_duration_ms(value, &opt->purge_interval_ms)) {
 			fprintf(stderr, "%s: error: %s: repartition_purge_interval must be a duration (30s; 0: never), not '%s'\n",
@@ -250,7 +260,7 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 		assert(!known_setting(name)); /* setting_names lists one that has no branch here */
 		fprintf(stderr,
 			"%s: error: %s: unknown setting '%s' (settings: bootstrap_servers, guarantee, "
-			"commit_interval, instance_id, static_membership, on_error, batch_size, idle_exit, "
+			"commit_interval, instance_id, static_membership, on_error, batch_size, idle_exit, max_task_idle, "
 			"memory, state_dir, state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval, shutdown_timeout; "
 			"librdkafka properties "
 			"go under kafka:, consumer: or producer:)\n",
@@ -479,6 +489,7 @@ static bool read_environment(stoat_kafka_options *opt, const char *prog)
 		{ "STOAT_ON_STATE_MISMATCH", "on_state_mismatch" },
 		{ "STOAT_REPARTITION_PURGE_INTERVAL", "repartition_purge_interval" },
 		{ "STOAT_SHUTDOWN_TIMEOUT", "shutdown_timeout" },
+		{ "STOAT_MAX_TASK_IDLE", "max_task_idle" },
 	};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
 		const char *v = getenv(vars[i].env);
@@ -631,7 +642,7 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 		{ "--bootstrap-servers", "bootstrap_servers" }, { "-b", "bootstrap_servers" },
 		{ "--guarantee", "guarantee" }, { "--commit-interval", "commit_interval" },
 		{ "--instance-id", "instance_id" }, { "--on-error", "on_error" },
-		{ "--batch", "batch_size" }, { "--idle-exit", "idle_exit" },
+		{ "--batch", "batch_size" }, { "--idle-exit", "idle_exit" }, { "--max-task-idle", "max_task_idle" },
 		{ "--state-dir", "state_dir" }, { "--state-memory", "state_memory" }, { "--memory", "memory" },
 		{ "--cache-max-bytes", "cache_max_bytes" }, { "--on-state-mismatch", "on_state_mismatch" },
 		{ "--repartition-purge-interval", "repartition_purge_interval" },

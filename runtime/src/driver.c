@@ -28,6 +28,7 @@ void stoat_ctx_init(stoat_ctx *cx, const stoat_app *app, stoat_driver *d)
 /* Frees a context's arena and buffers. */
 void stoat_ctx_free(stoat_ctx *cx)
 {
+	stoat_preagg_free(cx);
 	stoat_arena_free(&cx->arena);
 	stoat_buf_free(&cx->key_buf);
 	stoat_buf_free(&cx->value_buf);

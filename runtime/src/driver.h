@@ -89,6 +89,31 @@ void stoat_ctx_init(stoat_ctx *cx, const stoat_app *app, stoat_driver *d);
 void stoat_ctx_free(stoat_ctx *cx);
 
 /* ------------------------------------------------------------------ */
+/* Pre-aggregation buffers (preagg.c)                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Writes every partial aggregate cx's pre-aggregation buffers hold to
+ * their repartition sinks (through the driver's emit, with cx as the
+ * record context) and empties them.  Drivers call it before every
+ * commit, so what a commit covers includes the partials of the records
+ * it covers.  False after a failed write (cx->error and its message set,
+ * cx->abandoned when the driver gave up on the batch); the buffers are
+ * then emptied all the same.
+ */
+bool stoat_preagg_flush(stoat_ctx *cx);
+
+/* Empties cx's buffers without writing them: the input they combine is
+ * processed again (an aborted transaction, a rewind). */
+void stoat_preagg_discard(stoat_ctx *cx);
+
+/* True when cx's buffers hold a partial that stoat_preagg_flush would write. */
+bool stoat_preagg_pending(const stoat_ctx *cx);
+
+/* Frees cx's buffers (stoat_ctx_free). */
+void stoat_preagg_free(stoat_ctx *cx);
+
+/* ------------------------------------------------------------------ */
 /* Policies and dead letters (driver.c)                                */
 /* ------------------------------------------------------------------ */
 

@@ -38,6 +38,7 @@ typedef struct stoat_kafka_options {
 	const char *dlq_override;
 	size_t batch_max;
 	int64_t idle_exit_ms;          /* run: exit after this long with no input (0: never) */
+	int64_t max_task_idle_ms;      /* a task waits this long for an empty partition (-1: never waits) */
 	int64_t purge_interval_ms;     /* delete consumed repartition records this often (0: never) */
 	int64_t shutdown_timeout_ms;   /* run: the stop (commit, leave, close) takes at most this long */
 	bool static_membership;        /* group.instance.id = instance_id (KIP-345) */

@@ -220,6 +220,9 @@ rd_kafka_t *kafka_new_consumer(stoat_kafka *k)
 		  kafka_conf_set(conf, k->prog, "session.timeout.ms", "10000") &&
 		  kafka_conf_set(conf, k->prog, "heartbeat.interval.ms", "1000") &&
 		  kafka_conf_set(conf, k->prog, "topic.metadata.refresh.interval.ms", "5000") &&
+		  /* A task of several partitions waits for one with nothing
+		   * fetched until it is known to be at its end (kafka_order.c). */
+		  kafka_conf_set(conf, k->prog, "enable.partition.eof", k->ordered ? "true" : "false") &&
 		  kafka_conf_set(conf, k->prog, "allow.auto.create.topics", "false");
 	/*
 	 * Opt-in static membership (KIP-345): restarted with the same id, the

@@ -11,8 +11,9 @@
  *                  or fencing stops the process with a message, or (a
  *                  fenced producer) replaces the producer.
  *
- * The record caches flush before the commit, and the stores apply the
- * interval's writes only after it (state.h's commit cycle).
+ * The record caches and then the pre-aggregation buffers flush before
+ * the commit, and the stores apply the interval's writes only after it
+ * (state.h's commit cycle).
  */
 #include "kafka_impl.h"
 #include "global.h"
@@ -53,6 +54,11 @@ static void mark_committed(stoat_kafka *k)
  */
 static void rewind_to_committed(stoat_kafka *k)
 {
+	/* The partials combine records that are read again. */
+	for (size_t i = 0; k->tasks && i < k->app->source_count; i++)
+		stoat_preagg_discard(&k->tasks[i]);
+	if (k->state)
+		stoat_preagg_discard(stoat_state_flush_ctx(k->state));
 	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)k->part_count + 1);
 	for (size_t i = 0; i < k->part_count; i++)
 		if (k->parts[i].assigned)
@@ -72,8 +78,11 @@ static void rewind_to_committed(stoat_kafka *k)
 		if (l->elems[i].offset < 0)
 			l->elems[i].offset = RD_KAFKA_OFFSET_BEGINNING;
 		kafka_partition *p = kafka_find_part(k, l->elems[i].topic, l->elems[i].partition);
-		if (p)
+		if (p) {
 			p->next_offset = p->committed = l->elems[i].offset >= 0 ? l->elems[i].offset : -1;
+			/* Read again after the seek, with the end event again. */
+			kafka_order_drop(k, p);
+		}
 	}
 	rd_kafka_error_t *e = rd_kafka_seek_partitions(k->consumer, l, 10000);
 	if (e) {
@@ -187,6 +196,37 @@ static bool flush_state(stoat_kafka *k)
 	return false;
 }
 
+/*
+ * Writes the pre-aggregated partials to their repartition topics before a
+ * commit (in the transaction under exactly-once), so the commit covers
+ * them with the input they combine: the tasks', and then the state flush
+ * context's (a table's changes that the record cache held back and
+ * flush_state passed on may feed a pre-aggregation too).  False if a
+ * write failed: the batch was abandoned (fenced producer: the loop
+ * replaces it and reprocesses), or the process stops without committing.
+ */
+static bool flush_preaggs(stoat_kafka *k)
+{
+	size_t n = k->tasks ? k->app->source_count : 0;
+	for (size_t i = 0; i <= n; i++) {
+		stoat_ctx *cx = i < n ? &k->tasks[i] : k->state ? stoat_state_flush_ctx(k->state) : NULL;
+		if (!cx || stoat_preagg_flush(cx))
+			continue;
+		if (cx->abandoned) {
+			cx->abandoned = false;
+			cx->stopped = false;
+		} else {
+			kafka_log(k, "error: writing the pre-aggregated records: %s; stopping without committing",
+				  cx->error_message);
+			k->fatal = true;
+			kafka_stop_requested = 1;
+		}
+		cx->error = false;
+		return false;
+	}
+	return true;
+}
+
 /* Waits for the delivery reports of everything produced (changelog
  * offsets come with them). */
 static void serve_delivery_reports(stoat_kafka *k)
@@ -225,7 +265,7 @@ bool kafka_commit(stoat_kafka *k)
 	if (k->failed || k->fatal)
 		return !k->fatal;
 	if (!k->eos) {
-		if (!flush_state(k))
+		if (!flush_state(k) || !flush_preaggs(k))
 			return !k->fatal;
 		if (!flush_outputs(k)) {
 			if (k->delivery_error[0])
@@ -250,7 +290,7 @@ bool kafka_commit(stoat_kafka *k)
 	}
 	if (!k->in_txn)
 		return true;
-	if (!flush_state(k))
+	if (!flush_state(k) || !flush_preaggs(k))
 		return !k->fatal;
 	for (int attempt = 0;; attempt++) {
 		bool abort = false;

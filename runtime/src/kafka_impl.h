@@ -12,6 +12,7 @@
  *   kafka_admin.c      internal topics: creation, purging consumed records
  *   kafka_ids.c        the names made at start-up: the transactional id
  *   kafka_run.c        `run`: start-up, the poll loop, shutdown
+ *   kafka_order.c      tasks of several partitions: smallest timestamp first
  *   kafka_tools.c      `load` and `dump`
  *
  * Only kafka_*.c include this header (it pulls in librdkafka's).
@@ -35,6 +36,18 @@ typedef struct kafka_partition {
 	int64_t next_offset; /* the offset after the last record processed; -1: none yet */
 	int64_t committed;   /* next_offset as of the last commit; -1: none */
 	bool assigned;
+	/*
+	 * A partition of a task with more than one source partition
+	 * (kafka_order.c) has a queue of its own, not forwarded to the
+	 * consumer queue, and holds the records taken from it until the task
+	 * runs them, smallest timestamp first.
+	 */
+	rd_kafka_queue_t *queue;     /* NULL: its records come in the consumer queue's batches */
+	rd_kafka_message_t **held;   /* held[held_head..held_len): taken, not processed */
+	size_t held_head, held_len, held_cap;
+	bool at_end;                 /* its end was reached after the last record taken: lag 0 */
+	bool idling;                 /* at its end with nothing held, since ... */
+	int64_t idle_deadline_ms;    /* ... and holding the task up until then (max_task_idle) */
 } kafka_partition;
 
 /* The Kafka driver's state: stoat_driver first (see STOAT_CONTAINER_OF). */
@@ -48,6 +61,10 @@ struct stoat_kafka {
 	rd_kafka_queue_t *internal_queue; /* the repartition topics' records */
 	rd_kafka_topic_t **sink_topics; /* per sink with a fixed topic */
 	stoat_ctx *tasks;                /* one context per source */
+	bool *ordered;                   /* per source: its task has other sources (kafka_order.c) */
+	size_t ordered_count;            /* assigned partitions of those sources, at the last poll */
+	kafka_partition **members;       /* scratch: one task's partitions (kafka_order.c) */
+	size_t members_cap;
 	kafka_partition *parts;
 	size_t part_count, part_cap;
 	rd_kafka_message_t **rkmsgs;
@@ -206,6 +223,41 @@ int kafka_unprocessed_elsewhere(stoat_kafka *k, int64_t *committed_sum, char *na
  * revocation (with a commit). */
 void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t *parts,
 			void *opaque);
+
+/* ------------------------------------------------------------------ */
+/* kafka_order.c                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Per source of app, whether its task has other source partitions (the
+ * sources of its sub-topology); the caller frees it.  NULL: none has. */
+bool *kafka_ordered_sources(const stoat_app *app);
+
+/* Gives assigned partition p of an ordered source its own queue (before
+ * it is assigned to the consumer rk, so that no record goes elsewhere). */
+void kafka_order_take(stoat_kafka *k, rd_kafka_t *rk, kafka_partition *p);
+
+/* Forgets what p holds (revoked, or rewound to its committed offset);
+ * release also gives up its queue. */
+void kafka_order_drop(stoat_kafka *k, kafka_partition *p);
+void kafka_order_release(stoat_kafka *k, kafka_partition *p);
+
+/* Holds record r of ordered partition p that came through the consumer
+ * queue (fetched before p had its own queue). */
+void kafka_order_hold(stoat_kafka *k, kafka_partition *p, rd_kafka_message_t *r);
+
+/* Runs the tasks with more than one source partition, each smallest
+ * timestamp first while it is ready; returns the records run. */
+ssize_t kafka_order_poll(stoat_kafka *k);
+
+/* ------------------------------------------------------------------ */
+/* kafka_run.c                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Runs records rk[0..n) of partition p through its source's pipeline. */
+void kafka_run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_message_t **rk, size_t n);
+
+/* Handles an error event from a consumer queue (EOF aside). */
+void kafka_consumer_event(stoat_kafka *k, rd_kafka_message_t *r);
 
 /* ------------------------------------------------------------------ */
 /* kafka_rebuild.c                                                     */

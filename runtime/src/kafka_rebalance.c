@@ -389,6 +389,9 @@ void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_
 			}
 			p->assigned = true;
 			p->next_offset = p->committed = -1;
+			/* Its own queue before the assignment starts the fetch. */
+			if (k->ordered && p->source != SIZE_MAX && k->ordered[p->source])
+				kafka_order_take(k, rk, p);
 		}
 		if (!restore_assigned(k, parts) && !kafka_stop_requested) {
 			k->fatal = true;
@@ -410,7 +413,7 @@ void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_
 		/* Repartition records get their own queue: see poll_once. */
 		for (int i = 0; k->internal_queue && i < parts->cnt; i++) {
 			size_t src = kafka_source_of_topic(k->app, parts->elems[i].topic);
-			if (src == SIZE_MAX || !k->app->sources[src].internal)
+			if (src == SIZE_MAX || !k->app->sources[src].internal || (k->ordered && k->ordered[src]))
 				continue;
 			rd_kafka_queue_t *pq = rd_kafka_queue_get_partition(rk, parts->elems[i].topic, parts->elems[i].partition);
 			if (pq) {
@@ -433,8 +436,10 @@ void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_
 		}
 		for (int i = 0; i < parts->cnt; i++) {
 			kafka_partition *p = kafka_find_part(k, parts->elems[i].topic, parts->elems[i].partition);
-			if (p)
+			if (p) {
 				p->assigned = false;
+				kafka_order_release(k, p);
+			}
 		}
 		if (!cooperative(rk)) {
 			rd_kafka_assign(rk, NULL);

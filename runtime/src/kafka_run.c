@@ -167,8 +167,8 @@ static void on_signal(int sig)
 		sem_post(&watchdog.begin);
 }
 
-/* Converts librdkafka's messages [from, to) of one partition and runs them. */
-static void run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_message_t **rk, size_t n)
+/* Converts librdkafka's messages rk[0..n) of partition p and runs them. */
+void kafka_run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_message_t **rk, size_t n)
 {
 	stoat_ctx *cx = &k->tasks[p->source];
 	for (size_t i = 0; i < n; i++) {
@@ -223,8 +223,8 @@ static void run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_mes
 	k->dirty = true;
 }
 
-/* Handles an error event from the consumer queue. */
-static void consumer_event(stoat_kafka *k, rd_kafka_message_t *r)
+/* Handles an error event from a consumer queue. */
+void kafka_consumer_event(stoat_kafka *k, rd_kafka_message_t *r)
 {
 	if (r->err == RD_KAFKA_RESP_ERR__PARTITION_EOF)
 		return;
@@ -252,54 +252,81 @@ static ssize_t poll_queue(stoat_kafka *k, rd_kafka_queue_t *q, int timeout_ms)
 		kafka_log(k, "warning: consumer: %s", rd_kafka_err2str(rd_kafka_last_error()));
 		return 0;
 	}
-	ssize_t records = 0;
-	for (ssize_t i = 0; i < n; i++)
-		if (!k->rkmsgs[i]->err)
-			records++;
-	if (records > 0 && k->eos && !k->failed && !kafka_begin_transaction(k)) {
+	ssize_t records = 0, run = 0;
+	for (ssize_t i = 0; i < n; i++) {
+		rd_kafka_message_t *r = k->rkmsgs[i];
+		if (r->err)
+			continue;
+		records++;
+		/* Fetched before its partition had its own queue (kafka_order.c):
+		 * held there, in offset order, for its task. */
+		if (k->ordered) {
+			kafka_partition *p = kafka_find_part(k, rd_kafka_topic_name(r->rkt), r->partition);
+			if (p && p->assigned && p->source != SIZE_MAX && k->ordered[p->source]) {
+				kafka_order_hold(k, p, r);
+				k->rkmsgs[i] = NULL;
+				continue;
+			}
+		}
+		run++;
+	}
+	if (run > 0 && k->eos && !k->failed && !kafka_begin_transaction(k)) {
 		for (ssize_t i = 0; i < n; i++)
-			rd_kafka_message_destroy(k->rkmsgs[i]);
+			if (k->rkmsgs[i])
+				rd_kafka_message_destroy(k->rkmsgs[i]);
 		return 0;
 	}
 	ssize_t i = 0;
 	while (i < n && !k->failed && !k->fatal && !k->fenced) {
 		rd_kafka_message_t *r = k->rkmsgs[i];
+		if (!r) {
+			i++;
+			continue;
+		}
 		if (r->err) {
-			consumer_event(k, r);
+			kafka_consumer_event(k, r);
 			i++;
 			continue;
 		}
 		ssize_t j = i + 1;
-		while (j < n && !k->rkmsgs[j]->err && k->rkmsgs[j]->rkt == r->rkt &&
+		while (j < n && k->rkmsgs[j] && !k->rkmsgs[j]->err && k->rkmsgs[j]->rkt == r->rkt &&
 		       k->rkmsgs[j]->partition == r->partition)
 			j++;
 		kafka_partition *p = kafka_find_part(k, rd_kafka_topic_name(r->rkt), r->partition);
 		/* Records of a partition revoked meanwhile are not ours to process. */
 		if (p && p->assigned && p->source != SIZE_MAX)
-			run_partition_batch(k, p, &k->rkmsgs[i], (size_t)(j - i));
+			kafka_run_partition_batch(k, p, &k->rkmsgs[i], (size_t)(j - i));
 		i = j;
 	}
 	for (ssize_t m = 0; m < n; m++)
-		rd_kafka_message_destroy(k->rkmsgs[m]);
+		if (k->rkmsgs[m])
+			rd_kafka_message_destroy(k->rkmsgs[m]);
 	rd_kafka_poll(k->producer, 0);
 	return records;
 }
 
 /*
  * Runs what is waiting: repartition records first (their own queue, see
- * kafka_rebalance_cb), then the consumer queue.  Records an app writes to its
- * own repartition topics would otherwise wait behind everything already
- * fetched from the source topics (queued.min.messages of them), delaying
- * every downstream sub-topology by that backlog.
+ * kafka_rebalance_cb), then the tasks of several partitions (each
+ * partition's own queue, kafka_order.c), then the consumer queue.  Records
+ * an app writes to its own repartition topics would otherwise wait behind
+ * everything already fetched from the source topics (queued.min.messages
+ * of them), delaying every downstream sub-topology by that backlog.  The
+ * consumer queue is waited on only when nothing ran, and briefly while
+ * partitions with queues of their own are held: nothing wakes the wait
+ * when records come to those.
  */
 static ssize_t poll_once(stoat_kafka *k)
 {
-	ssize_t internal = 0;
+	ssize_t internal = 0, ordered = 0;
 	if (k->internal_queue)
 		internal = poll_queue(k, k->internal_queue, 0);
+	if (k->ordered && !k->failed && !k->fatal && !k->fenced)
+		ordered = kafka_order_poll(k);
 	if (k->failed || k->fatal || k->fenced)
-		return internal;
-	return internal + poll_queue(k, k->queue, internal > 0 ? 0 : 100);
+		return internal + ordered;
+	int timeout = internal > 0 || ordered > 0 ? 0 : k->ordered_count > 0 ? 10 : 100;
+	return internal + ordered + poll_queue(k, k->queue, timeout);
 }
 
 /* Partitions this instance holds now. */
@@ -553,6 +580,8 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		goto out;
 	}
 
+	/* Before the consumer: it asks for end events only if some has. */
+	k->ordered = kafka_ordered_sources(app);
 	if (app->store_count > 0 && !open_state(k)) {
 		status = STOAT_EXIT_STATE;
 		goto out;
@@ -723,6 +752,9 @@ out:
 		watchdog_stage("leaving the consumer group");
 		destroy_consumer = close_consumer(k);
 	}
+	/* Every message goes back before the consumer is destroyed. */
+	for (size_t i = 0; i < k->part_count; i++)
+		kafka_order_release(k, &k->parts[i]);
 	if (k->queue)
 		rd_kafka_queue_destroy(k->queue);
 	if (k->internal_queue)
@@ -783,6 +815,8 @@ out:
 	for (size_t i = 0; i < k->part_count; i++)
 		free(k->parts[i].topic);
 	free(k->parts);
+	free(k->members);
+	free(k->ordered);
 	free(k->tasks);
 	free(k->rkmsgs);
 	free(k->batch);

@@ -234,6 +234,8 @@ static void kafka_usage(FILE *f, const char *prog)
 		"  --on-error fail|skip|dlq:TOPIC   error policy for every source\n"
 		"  --batch N                  records per batch (default 1000)\n"
 		"  --idle-exit DURATION       run: stop after no input for this long\n"
+		"  --max-task-idle DURATION|-1  a join's or merge's task waits this long for an\n"
+		"                             input at its end (max.task.idle.ms; default 0)\n"
 		"  --memory low|default|high  how much to prefetch and buffer (low: less RSS)\n"
 		"  --state-dir DIR            tables in DIR/<app id>/<instance id> (default\n"
 		"                             /tmp/stoat: not for production, see docs)\n"
@@ -385,8 +387,12 @@ static void describe(FILE *f, const stoat_app *app)
 	fprintf(f, "sinks (%zu):\n", app->sink_count + ndead);
 	for (size_t i = 0; i < app->sink_count; i++) {
 		const stoat_sink *s = &app->sinks[i];
-		fprintf(f, "  %-3zu topic %-24s key %-5s value %s\n", i, s->topic ? s->topic : "(per record)",
+		fprintf(f, "  %-3zu topic %-24s key %-5s value %s", i, s->topic ? s->topic : "(per record)",
 			stoat_format_name(s->key_format), stoat_format_name(s->value_format));
+		for (size_t j = 0; j < app->preagg_count; j++)
+			if (app->preaggs[j].sink == (int)i)
+				fprintf(f, ", partials pre-aggregated for %s", app->preaggs[j].name);
+		fputc('\n', f);
 	}
 	for (size_t i = 0; i < ndead; i++) {
 		fprintf(f, "  dlq topic %-24s the failed records of", dead[i]);

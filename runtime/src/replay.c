@@ -775,25 +775,41 @@ static bool take_head(stoat_replay *r, input_queue *q, stoat_msg *m, bool *parti
 }
 
 /*
- * The replay driver commits after every batch: the record caches flush
- * (running what is downstream of the stores, and then what that wrote
- * to repartition topics, until nothing is left) and the stores apply
- * their writes.  False if a flushed update failed under the fail policy.
+ * The replay driver commits after every batch: the pre-aggregation
+ * buffers write their partials to the repartition topics, which are read
+ * back; the record caches flush (running what is downstream of the
+ * stores, and then what that wrote to repartition topics, until nothing
+ * is left) and the stores apply their writes.  False if a flushed update
+ * failed under the fail policy.
  */
 static bool replay_commit(stoat_replay *r)
 {
 	stoat_state *st = r->driver.state;
-	if (!st)
-		return true;
+	size_t n = r->app->preagg_count ? r->app->source_count : 0;
 	for (;;) {
+		/* The partials of the tasks (and of the flush context: changes
+		 * the record cache held back may feed a pre-aggregation). */
+		for (size_t i = 0; i <= n && r->app->preagg_count; i++) {
+			stoat_ctx *cx = i < n ? &r->tasks[i] : st ? stoat_state_flush_ctx(st) : NULL;
+			if (cx && !stoat_preagg_flush(cx)) {
+				fprintf(stderr, "%s: error: writing the pre-aggregated records: %s\n", r->app->app_id,
+					cx->error_message);
+				return false;
+			}
+		}
+		/* What was written to repartition topics runs, and may update
+		 * cached keys and partials again. */
+		if (r->iwaiting && !replay_drain(r))
+			return false;
+		if (!st)
+			return true;
 		if (!stoat_state_flush(st))
 			return false;
-		if (r->iwaiting == 0)
+		bool pending = r->iwaiting > 0;
+		for (size_t i = 0; i <= n && !pending; i++)
+			pending = stoat_preagg_pending(i < n ? &r->tasks[i] : stoat_state_flush_ctx(st));
+		if (!pending)
 			break;
-		/* What the flush wrote to repartition topics runs, and may
-		 * update cached keys again. */
-		if (!replay_drain(r))
-			return false;
 	}
 	char err[512];
 	if (!stoat_state_commit(st, err, sizeof err)) {

@@ -274,7 +274,7 @@ START_TEST(test_errors_at_their_place)
 #define AT(pos, msg) (snprintf(want, sizeof want, "%s:%s: %s", cfg_path, pos, msg), want)
 	expect_error("guarantee: exactly_once\ngurantee: x\n",
 		     AT("2:1", "unknown setting 'gurantee' (settings: bootstrap_servers, guarantee, commit_interval, "
-			       "instance_id, static_membership, on_error, batch_size, idle_exit, memory, state_dir, "
+			       "instance_id, static_membership, on_error, batch_size, idle_exit, max_task_idle, memory, state_dir, "
 			       "state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval, shutdown_timeout; "
 			       "librdkafka properties go "
 			       "under kafka:, consumer: or producer:)"));

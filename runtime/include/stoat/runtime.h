@@ -368,6 +368,18 @@ typedef struct stoat_copartition {
 	size_t source_count;
 } stoat_copartition;
 
+/*
+ * A pre-aggregation step (runtime/src/preagg.c): the records a task would
+ * write to repartition sink `sink` for the non-windowed aggregation of
+ * table `name` are first combined per key, and each key's partial
+ * aggregate (in the sink's value format) is written at the next commit
+ * instead, with the largest timestamp of the records it combines.
+ */
+typedef struct stoat_preagg_desc {
+	const char *name; /* the table it pre-aggregates for, for messages */
+	int sink;         /* the repartition sink the partials go to */
+} stoat_preagg_desc;
+
 /* The constant table stoatc emits for one application. */
 typedef struct stoat_app {
 	const char *app_id;
@@ -384,6 +396,8 @@ typedef struct stoat_app {
 	size_t store_count;
 	const stoat_copartition *copartitions;
 	size_t copartition_count;
+	const stoat_preagg_desc *preaggs;
+	size_t preagg_count;
 } stoat_app;
 
 /* ------------------------------------------------------------------ */
@@ -435,6 +449,9 @@ struct stoat_ctx {
 	 * updates carry it; a dead letter carries the input's own.
 	 */
 	int64_t timestamp;
+	/* The task's pre-aggregation buffers, one per app->preaggs (preagg.c;
+	 * NULL until the first record reaches one). */
+	struct stoat_preagg *preaggs;
 };
 
 /*
@@ -490,6 +507,26 @@ static inline void stoat_record_begin(stoat_ctx *cx, const stoat_msg *m)
  * returns.
  */
 void stoat_emit(stoat_ctx *cx, int sink, stoat_str topic, stoat_str key, stoat_str value);
+
+/*
+ * Pre-aggregation before a repartition (app->preaggs[step]): instead of
+ * emitting a record to the step's repartition sink, generated code folds
+ * it into the partial aggregate of its key (key: the sink's key bytes)
+ * kept in the task, and the driver writes every key's partial to the
+ * sink at the next commit (stoat_preagg_flush), with the largest
+ * timestamp among the records it combines.  stoat_preagg_count adds 1 to
+ * the key's partial count (an i64 in Kafka's LongSerde bytes).
+ * stoat_preagg_get gives the key's partial (the sink's value bytes; valid
+ * until the next call on the step) and returns false when it has none;
+ * stoat_preagg_put replaces it with a copy of `partial` (encoded outside
+ * the buffer: cx->value_buf).  A full buffer
+ * (STOAT_PREAGG_MAX_BYTES) is written out early.  Failures (a write out
+ * that failed) are per-record errors.
+ */
+enum { STOAT_PREAGG_MAX_BYTES = 4 << 20 };
+void stoat_preagg_count(stoat_ctx *cx, int step, stoat_str key);
+bool stoat_preagg_get(stoat_ctx *cx, int step, stoat_str key, stoat_str *partial);
+void stoat_preagg_put(stoat_ctx *cx, int step, stoat_str key, stoat_str partial);
 
 /* ------------------------------------------------------------------ */
 /* State stores                                                        */

@@ -52,7 +52,10 @@ public final class Main {
 			"         [--in2 TOPIC (the joins' table or right stream)] [--join-grace-ms 10000]",
 			"         [--guarantee at_least_once|exactly_once] [--commit-interval-ms 100]",
 			"         [--cache-max-bytes 10485760] [--threads 1] [--state-dir DIR]",
-			"         [--idle-exit-ms N] [--config PROPERTY=VALUE]... [--print-topology]");
+			"         [--idle-exit-ms N] [--config PROPERTY=VALUE]... [--print-topology]",
+			"       java -jar stoat-bench-ks.jar nexmark q0|q1|...|q23 --bootstrap HOST:PORT --app-id ID",
+			"         --topic-prefix P (reads P-person, P-auction, P-bid; q13 P-side too) --out TOPIC",
+			"         [the options above but --in, --in2, --join-grace-ms]");
 
 	/* Records taken from the input topic, from the repartition topic (wordcount), written out. */
 	static final LongAdder IN = new LongAdder();
@@ -75,13 +78,14 @@ public final class Main {
 	}
 
 	/* The peek before each sink: counts the output, and reports the first record. */
-	private static <K, V> void output(K k, V v) {
+	static <K, V> void output(K k, V v) {
 		OUT.increment();
 		if (!FIRST_OUT.get() && FIRST_OUT.compareAndSet(false, true))
 			log("first output record after " + sinceStart() + " ms (since the process started)");
 	}
 
-	private static <K, V> void input(K k, V v) {
+	/* The peek after each source: counts the input. */
+	static <K, V> void input(K k, V v) {
 		IN.increment();
 	}
 
@@ -259,12 +263,14 @@ public final class Main {
 		if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help"))
 			usage(null);
 		String scenario = args[0];
-		String bootstrap = null, in = null, in2 = null, out = null, stateDir = null;
+		// nexmark's query: the word after the scenario
+		String query = scenario.equals("nexmark") && args.length > 1 ? args[1] : null;
+		String bootstrap = null, in = null, in2 = null, out = null, stateDir = null, topicPrefix = null;
 		String guarantee = "at_least_once";
 		boolean printTopology = false;
 		long commitMs = 100, cacheBytes = 10L * 1024 * 1024, threads = 1, idleMs = 0, joinGraceMs = 10000;
 		Properties extra = new Properties();
-		for (int i = 1; i < args.length; i++) {
+		for (int i = query != null ? 2 : 1; i < args.length; i++) {
 			String opt = args[i];
 			String val = null;
 			int eq = opt.indexOf('=');
@@ -283,6 +289,7 @@ public final class Main {
 			case "--app-id" -> appId = val;
 			case "--in" -> in = val;
 			case "--in2" -> in2 = val;
+			case "--topic-prefix" -> topicPrefix = val;
 			case "--join-grace-ms" -> joinGraceMs = number(opt, val);
 			case "--out" -> out = val;
 			case "--guarantee" -> guarantee = val;
@@ -301,7 +308,12 @@ public final class Main {
 			default -> usage("unknown option " + opt);
 			}
 		}
-		if (bootstrap == null || appId == null || in == null || out == null)
+		if (scenario.equals("nexmark")) {
+			if (query == null || !Nexmark.QUERIES.contains(query))
+				usage("nexmark wants a query: " + String.join(", ", Nexmark.QUERIES));
+			if (bootstrap == null || appId == null || topicPrefix == null || out == null)
+				usage("--bootstrap, --app-id, --topic-prefix and --out are required");
+		} else if (bootstrap == null || appId == null || in == null || out == null)
 			usage("--bootstrap, --app-id, --in and --out are required");
 		String pg = switch (guarantee.toLowerCase(Locale.ROOT)) {
 		case "at_least_once" -> StreamsConfig.AT_LEAST_ONCE;
@@ -312,7 +324,7 @@ public final class Main {
 		}
 		};
 		if (!java.util.List.of("passthrough", "filter_map", "wordcount", "windowed_tumbling", "windowed_hopping",
-				"windowed_final", "join_stream_table", "join_stream_stream").contains(scenario))
+				"windowed_final", "join_stream_table", "join_stream_stream", "nexmark").contains(scenario))
 			usage("unknown scenario " + scenario);
 		if (scenario.startsWith("join_") && in2 == null)
 			usage(scenario + " needs --in2 (the table or the right stream)");
@@ -340,7 +352,7 @@ public final class Main {
 		// Emit final: Kafka Streams throttles the scan for closed windows to once per wall-clock second
 		// (an internal setting); stoat emits as TopologyTestDriver does, on every record, and without
 		// this the windows closed in the last second before the input ends would never be emitted.
-		if (scenario.equals("windowed_final"))
+		if (scenario.equals("windowed_final") || (query != null && Nexmark.EMIT_FINAL.contains(query)))
 			p.put("__emit.interval.ms.kstreams.windowed.aggregation__", "0");
 		p.putAll(extra);
 
@@ -353,11 +365,14 @@ public final class Main {
 		case "windowed_final" -> windowed(builder, in, out, Duration.ofMinutes(1), Duration.ofMinutes(1), true);
 		case "join_stream_table" -> joinStreamTable(builder, in, in2, out);
 		case "join_stream_stream" -> joinStreamStream(builder, in, in2, out, Duration.ofMillis(joinGraceMs));
+		case "nexmark" -> Nexmark.build(builder, query, topicPrefix, out);
 		default -> wordcount(builder, in, out);
 		};
 		if (printTopology)
 			System.err.print(topology.describe());
 		KafkaStreams streams = new KafkaStreams(topology, p);
+		if ("q13".equals(query))
+			streams.setGlobalStateRestoreListener(Nexmark.sideRestoreCounter());
 		AtomicBoolean failed = new AtomicBoolean();
 		streams.setUncaughtExceptionHandler(e -> {
 			log("error: " + e);
@@ -392,7 +407,7 @@ public final class Main {
 		});
 		Runtime.getRuntime().addShutdownHook(hook);
 
-		log("Kafka Streams " + kafkaVersion() + ", scenario " + scenario
+		log("Kafka Streams " + kafkaVersion() + ", scenario " + scenario + (query != null ? " " + query : "")
 				+ ", " + pg + ", commit " + commitMs + " ms, cache " + cacheBytes + " bytes, " + threads
 				+ " thread(s), state " + stateDir);
 		streams.start();
