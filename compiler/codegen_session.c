@@ -125,7 +125,7 @@ void emit_session_aggregate(Gen *g, IrNode *n, IrNode *in, Node *adder, CVar *k,
 	   (long long)w->retention);
 	/* The key's sessions within the gap, collected before the store is written. */
 	pr(g->out, "stoat_session *found%d = NULL, **tail%d = &found%d;\n", id, id, id);
-	pr(g->out, "stoat_window_iter *it%d = stoat_window_fetch_key(cx, %d, sk%d, ts%d - %lld > cut%d ? ts%d - %lld : cut%d, INT64_MAX);\n",
+	pr(g->out, "stoat_window_iter *it%d = stoat_session_fetch(cx, %d, sk%d, ts%d - %lld > cut%d ? ts%d - %lld : cut%d, INT64_MAX);\n",
 	   id, n->store, id, id, gap, id, id, gap, id);
 	pr(g->out, "stoat_str inner%d, stored%d;\n", id, id);
 	pr(g->out, "int64_t fstart%d, fend%d;\n", id, id);

@@ -494,6 +494,22 @@ void stoat_rocks_abort(stoat_rocks *db)
  */
 stoat_rocks_iter *stoat_rocks_scan(stoat_rocks *db, int family, stoat_str start)
 {
+	stoat_rocks_iter *it = stoat_rocks_iter_open(db, family);
+	if (start.ptr)
+		rocksdb_iter_seek(it->it, start.ptr, start.len);
+	else
+		rocksdb_iter_seek_to_first(it->it);
+	return it;
+}
+
+/*
+ * An iterator as stoat_rocks_scan's, not positioned: a seek comes first.
+ * Positioning costs a walk over the deleted keys in the way (the
+ * uncommitted batch's and the memtable's, until a compaction drops
+ * them), so a reader that seeks backward does not pay a forward one.
+ */
+stoat_rocks_iter *stoat_rocks_iter_open(stoat_rocks *db, int family)
+{
 	assert(db);
 	rocksdb_column_family_handle_t *h = family_handle(db, family);
 	rocksdb_iterator_t *base = rocksdb_create_iterator_cf(db->db, db->read, h);
@@ -501,10 +517,6 @@ stoat_rocks_iter *stoat_rocks_scan(stoat_rocks *db, int family, stoat_str start)
 	it->db = db;
 	/* The merged iterator takes ownership of base. */
 	it->it = rocksdb_writebatch_wi_create_iterator_with_base_cf(db->batch, base, h);
-	if (start.ptr)
-		rocksdb_iter_seek(it->it, start.ptr, start.len);
-	else
-		rocksdb_iter_seek_to_first(it->it);
 	db->open_iterators++;
 	return it;
 }
@@ -526,6 +538,13 @@ void stoat_rocks_iter_seek(stoat_rocks_iter *it, stoat_str key)
 void stoat_rocks_iter_seek_for_prev(stoat_rocks_iter *it, stoat_str key)
 {
 	rocksdb_iter_seek_for_prev(it->it, key.ptr, key.len);
+}
+
+/* Moves to the previous entry.  The iterator must be valid. */
+void stoat_rocks_iter_prev(stoat_rocks_iter *it)
+{
+	assert(stoat_rocks_iter_valid(it));
+	rocksdb_iter_prev(it->it);
 }
 
 /* Moves to the next entry.  The iterator must be valid. */

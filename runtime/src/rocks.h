@@ -98,12 +98,15 @@ void stoat_rocks_abort(stoat_rocks *db);
  *	if (!stoat_rocks_iter_close(it, err, sizeof err)) ...
  */
 stoat_rocks_iter *stoat_rocks_scan(stoat_rocks *db, int family, stoat_str start);
+/* The same iterator, not positioned: seek (or seek_for_prev) first. */
+stoat_rocks_iter *stoat_rocks_iter_open(stoat_rocks *db, int family);
 bool stoat_rocks_iter_valid(const stoat_rocks_iter *it);
 /* Moves to the first key >= key. */
 void stoat_rocks_iter_seek(stoat_rocks_iter *it, stoat_str key);
 /* Moves to the last key <= key. */
 void stoat_rocks_iter_seek_for_prev(stoat_rocks_iter *it, stoat_str key);
 void stoat_rocks_iter_next(stoat_rocks_iter *it);
+void stoat_rocks_iter_prev(stoat_rocks_iter *it);
 stoat_str stoat_rocks_iter_key(const stoat_rocks_iter *it);
 stoat_str stoat_rocks_iter_value(const stoat_rocks_iter *it);
 bool stoat_rocks_iter_close(stoat_rocks_iter *it, char *err, size_t errlen);

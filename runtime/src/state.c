@@ -145,6 +145,7 @@ void stoat_state_close(stoat_state *st)
 		free(st->changelog_topics[s]);
 	}
 	stoat_window_iters_free(st);
+	free(st->cache.dirty_list);
 	free(st->cache.entries);
 	free(st->cache.index);
 	stoat_arena_free(&st->cache.arena);
@@ -485,7 +486,7 @@ static bool cache_flush(stoat_state *st, record_cache *c)
 		if (!e->dirty)
 			continue;
 		e->dirty = false;
-		c->dirty--;
+		c->dirty--; /* to 0: the dirty list empties with it */
 		/* Only quiet writes since the last flush: nothing to pass on. */
 		bool changed = e->shown && (e->old_value.ptr || e->shown_value.ptr);
 		stoat_str old = e->old_value;
@@ -644,7 +645,11 @@ static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value
 	c->bytes += value.ptr ? value.len : 0;
 	if (!e->dirty) {
 		e->dirty = true;
-		c->dirty++;
+		if (c->dirty == c->dirty_cap) {
+			c->dirty_cap = c->dirty_cap ? c->dirty_cap * 2 : 512;
+			c->dirty_list = stoat_xrealloc(c->dirty_list, c->dirty_cap, sizeof *c->dirty_list);
+		}
+		c->dirty_list[c->dirty++] = (uint32_t)(e - c->entries);
 	}
 	e->timestamp = cx->timestamp;
 	if (!quiet) {
@@ -867,13 +872,14 @@ bool stoat_store_part_restore_record(stoat_store_part *p, stoat_str key, stoat_s
 	kv->family = p->family;
 	kv->key = stoat_arena_strdup(&p->restore_arena, key);
 	kv->value = copy_into(&p->restore_arena, value);
-	char *index_key = p->window ? stoat_arena_alloc(&p->restore_arena, key.len + 1) : NULL;
+	/* A deleted window keeps its index entry (stoat_window_index_write). */
+	char *index_key = p->window && value.ptr ? stoat_arena_alloc(&p->restore_arena, key.len + 1) : NULL;
 	size_t index_len = index_key ? stoat_window_index_key(p, key, index_key) : 0;
 	if (index_len > 0) {
 		stoat_rocks_kv *ix = &p->restore_kvs[p->restore_count++];
 		ix->family = p->family;
 		ix->key = (stoat_str){ index_key, index_len };
-		ix->value = value.ptr ? (stoat_str){ "", 0 } : (stoat_str){ NULL, 0 };
+		ix->value = (stoat_str){ "", 0 };
 	}
 	if (p->restore_count >= RESTORE_CHUNK)
 		return restore_write(p, err, errlen);

@@ -84,6 +84,10 @@ typedef struct record_cache {
 	stoat_arena arena;
 	size_t bytes; /* what the entries hold, for the budget */
 	size_t dirty; /* entries updated since the last flush */
+	/* Their entry numbers, dirty of them: a window fetch reads these
+	 * alone, as every clean entry holds what its store holds. */
+	uint32_t *dirty_list;
+	size_t dirty_cap;
 } record_cache;
 
 struct stoat_state {

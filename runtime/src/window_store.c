@@ -15,8 +15,10 @@
  * written like key-value entries (state.c: through the record cache, held
  * back until the commit, into the changelog); the time index is derived:
  * state.c writes it next to each window write to RocksDB and each
- * restored window, and never logs it.  In-memory partitions keep no
- * index; their ordered reads scan the partition's maps.
+ * restored window, and never logs it.  A deleted window keeps its index
+ * entry until expiry (stoat_window_index_write): readers look each window
+ * up.  In-memory partitions keep no index; their ordered reads scan the
+ * partition's maps.
  *
  * Reads that return many windows collect them first, from the committed
  * data and held-back writes (RocksDB merges those) and the record cache,
@@ -153,19 +155,28 @@ size_t stoat_window_index_key(const stoat_store_part *p, stoat_str key, char *ou
 	return k.len + INDEX_KEY_EXTRA;
 }
 
-/* Adds or removes the index entry of window key `key` in p's batch. */
+/*
+ * Adds the index entry of window key `key` to p's batch when the window is
+ * written.  A deleted window keeps its entry: readers of the index look
+ * each window up (rocks_fetch_index) and skip the ones gone, and expiry
+ * deletes the entries with their segments.  Deleting them would leave a
+ * tombstone per deleted window in the index, which every scan past it
+ * walks until compaction: a session that grows by a record deletes its
+ * window and writes one with the new end, so the scan for closed sessions
+ * would walk a tombstone for each record of the session's last gap and
+ * grace (quadratic in records per session, bench/nexmark/README.md).
+ */
 void stoat_window_index_write(stoat_store_part *p, stoat_str key, bool deleted)
 {
 	assert(p->window && p->family >= 0);
+	if (deleted)
+		return;
 	char small[256];
 	char *buf = key.len <= sizeof small ? small : stoat_xmalloc(key.len);
 	size_t len = stoat_window_index_key(p, key, buf);
 	if (len > 0) {
 		stoat_str ix = { buf, len };
-		if (deleted)
-			stoat_rocks_delete(p->st->db, p->family, ix);
-		else
-			stoat_rocks_put(p->st->db, p->family, ix, (stoat_str){ "", 0 });
+		stoat_rocks_put(p->st->db, p->family, ix, (stoat_str){ "", 0 });
 	}
 	if (buf != small)
 		free(buf);
@@ -564,6 +575,90 @@ static void rocks_fetch_key(stoat_window_iter *it, stoat_rocks_iter *ri)
 	}
 }
 
+/* The window key (segment, key, end, start), the segment given, into buf
+ * (key.len + WINDOW_KEY_EXTRA bytes). */
+static stoat_str session_target(char *buf, int64_t segment, stoat_str key, int64_t end, int64_t start)
+{
+	seek_key(buf, segment, key, end);
+	put_ordered_i64(buf + 17 + key.len, start);
+	return (stoat_str){ buf, key.len + WINDOW_KEY_EXTRA };
+}
+
+/*
+ * One key's sessions from RocksDB, newest first, by backward seeks.  The
+ * sessions of a key that a fetch can see are disjoint (a record joins
+ * every session within the gap of it into one, and sessions only grow),
+ * so once a session [start, end] is found, the next older one ends before
+ * start: the walk seeks there directly.  A forward walk would step over
+ * every window the key's sessions have deleted since the last compaction:
+ * a session that grows by a record deletes its window and writes one with
+ * the new end, so the windows ending within the gap of a record hold a
+ * tombstone for each of the session's records there, walked by each
+ * record's fetch (quadratic in records per session,
+ * bench/nexmark/README.md).  Sessions hidden by expiry may overlap newer
+ * ones, but they end below the fetch's range.  Within a segment the key's
+ * windows are one range, save entries of longer keys extending its bytes:
+ * below the range's lowest end they end the segment's walk, within it
+ * they are stepped over one by one.  A seek that lands in a lower segment
+ * goes on there, so only segments that exist are visited.
+ */
+static void rocks_fetch_sessions(stoat_window_iter *it, stoat_rocks_iter *ri)
+{
+	const stoat_store_desc *d = desc_of(it->p);
+	int64_t segment = segment_of(d, it->end_hi), first = segment_of(d, it->end_lo);
+	int64_t below = it->end_hi; /* the next session ends at or below this */
+	size_t len = it->key.len + WINDOW_KEY_EXTRA;
+	char *buf = stoat_arena_alloc(&it->cx->arena, len);
+	stoat_rocks_iter_seek_for_prev(ri, session_target(buf, segment, it->key, below, INT64_MAX));
+	while (stoat_rocks_iter_valid(ri)) {
+		stoat_str k = stoat_rocks_iter_key(ri);
+		if (k.len < 9 || k.ptr[0] != KEY_WINDOW)
+			break;
+		int64_t ks = get_ordered_i64(k.ptr + 1);
+		if (ks < first)
+			break;
+		if (ks < segment) {
+			/* Nothing more of the key in this segment: on in the next that has windows. */
+			segment = ks;
+			stoat_rocks_iter_seek_for_prev(ri, session_target(buf, segment, it->key, below, INT64_MAX));
+			continue;
+		}
+		if (k.len < 9 + it->key.len || (it->key.len && memcmp(k.ptr + 9, it->key.ptr, it->key.len) != 0)) {
+			/* Below the key's windows in this segment. */
+			if (segment <= first)
+				break;
+			segment--;
+			stoat_rocks_iter_seek_for_prev(ri, session_target(buf, segment, it->key, below, INT64_MAX));
+			continue;
+		}
+		if (k.len != len) {
+			/* A longer key's window: below the range wanted (its bytes after
+			 * the key's below end_lo's), or among the key's windows. */
+			char lo[8];
+			put_ordered_i64(lo, it->end_lo);
+			if (memcmp(k.ptr + 9 + it->key.len, lo, 8) < 0) {
+				if (segment <= first)
+					break;
+				segment--;
+				stoat_rocks_iter_seek_for_prev(ri, session_target(buf, segment, it->key, below, INT64_MAX));
+			} else {
+				stoat_rocks_iter_prev(ri);
+			}
+			continue;
+		}
+		int64_t end = get_ordered_i64(k.ptr + k.len - 16), start = get_ordered_i64(k.ptr + k.len - 8);
+		if (end < it->end_lo)
+			break;
+		collect(it, k, stoat_rocks_iter_value(ri), 0);
+		if (start == INT64_MIN || start - 1 < it->end_lo)
+			break;
+		below = start - 1;
+		if (segment_of(d, below) < segment)
+			segment = segment_of(d, below);
+		stoat_rocks_iter_seek_for_prev(ri, session_target(buf, segment, it->key, below, INT64_MAX));
+	}
+}
+
 /* Every key's windows from RocksDB by the segments holding their ends. */
 static void rocks_fetch_segments(stoat_window_iter *it, stoat_rocks_iter *ri)
 {
@@ -609,11 +704,15 @@ static bool rocks_fetch_index(stoat_window_iter *it, stoat_rocks_iter *ri, char 
 	return true;
 }
 
+/* How run_fetch reads RocksDB: one key's windows, one key's sessions,
+ * every key's by the time index or by segments. */
+typedef enum fetch_mode { FETCH_KEY, FETCH_SESSIONS, FETCH_INDEX, FETCH_SEGMENTS } fetch_mode;
+
 /*
  * Collects the windows the fetch wants from every layer, then sorts them
  * and keeps each window's newest version, dropping deleted ones.
  */
-static void run_fetch(stoat_window_iter *it, bool by_index)
+static void run_fetch(stoat_window_iter *it, fetch_mode mode)
 {
 	stoat_store_part *p = it->p;
 	if (it->end_lo < p->expired_cut)
@@ -622,11 +721,14 @@ static void run_fetch(stoat_window_iter *it, bool by_index)
 		return;
 	if (p->family >= 0) {
 		char err[512] = "";
-		stoat_rocks_iter *ri = stoat_rocks_scan(p->st->db, p->family, (stoat_str){ NULL, 0 });
+		/* Each reader seeks first: no walk from the family's first key. */
+		stoat_rocks_iter *ri = stoat_rocks_iter_open(p->st->db, p->family);
 		bool ok = true;
-		if (it->one_key)
+		if (mode == FETCH_KEY)
 			rocks_fetch_key(it, ri);
-		else if (by_index)
+		else if (mode == FETCH_SESSIONS)
+			rocks_fetch_sessions(it, ri);
+		else if (mode == FETCH_INDEX)
 			ok = rocks_fetch_index(it, ri, err, sizeof err);
 		else
 			rocks_fetch_segments(it, ri);
@@ -639,11 +741,16 @@ static void run_fetch(stoat_window_iter *it, bool by_index)
 		stoat_mem_map_each(&p->committed, collect_committed, it);
 		stoat_mem_map_each(&p->pending, collect_pending, it);
 	}
+	/* The cache's dirty entries: a clean one holds what the store does
+	 * (read from it, or flushed to it), so reading all of them would only
+	 * cost a pass over the cache per fetch. */
 	const record_cache *c = &p->st->cache;
 	if (stoat_part_cached(p))
-		for (size_t i = 0; i < c->count; i++)
-			if (c->entries[i].part == p)
-				collect(it, c->entries[i].key, c->entries[i].new_value, 2);
+		for (size_t i = 0; i < c->dirty; i++) {
+			const cache_entry *e = &c->entries[c->dirty_list[i]];
+			if (e->part == p)
+				collect(it, e->key, e->new_value, 2);
+		}
 	if (it->count == 0)
 		return;
 	qsort(it->items, it->count, sizeof *it->items, compare_items);
@@ -690,7 +797,21 @@ stoat_window_iter *stoat_window_fetch_key(stoat_ctx *cx, int store, stoat_str ke
 	it->key = key;
 	it->end_lo = end_from;
 	it->end_hi = end_to;
-	run_fetch(it, false);
+	run_fetch(it, FETCH_KEY);
+	return it;
+}
+
+/* See runtime.h: fetch_key's windows, found in RocksDB by rocks_fetch_sessions. */
+stoat_window_iter *stoat_session_fetch(stoat_ctx *cx, int store, stoat_str key, int64_t end_from, int64_t end_to)
+{
+	stoat_window_iter *it = new_iter(cx, store);
+	if (!it->p)
+		return it;
+	it->one_key = true;
+	it->key = key;
+	it->end_lo = end_from;
+	it->end_hi = end_to;
+	run_fetch(it, FETCH_SESSIONS);
 	return it;
 }
 
@@ -759,7 +880,7 @@ stoat_window_iter *stoat_window_fetch_ended(stoat_ctx *cx, int store, int64_t en
 		return it;
 	it->end_lo = end_after + 1;
 	it->end_hi = end_upto;
-	run_fetch(it, desc_of(it->p)->time_index);
+	run_fetch(it, desc_of(it->p)->time_index ? FETCH_INDEX : FETCH_SEGMENTS);
 	return it;
 }
 

@@ -6,7 +6,8 @@
  * without the time index; expiry bounds (end exactly at stream time -
  * retention kept, one below gone, whole segments deleted); metadata keys
  * untouched; stream time per store and partition, written, reopened,
- * restored and reset by abort.
+ * restored and reset by abort; session_fetch past deleted windows, and
+ * the time index's entries of deleted windows skipped.
  * Expected values are worked out by hand in the comments.
  */
 #include "internal.h"
@@ -167,6 +168,11 @@ static const char *fetch_key(fixture *f, int store, const char *k, int64_t from,
 static const char *fetch_ended(fixture *f, int store, int64_t after, int64_t upto)
 {
 	return drain(f, stoat_window_fetch_ended(&f->cx, store, after, upto));
+}
+
+static const char *session_fetch(fixture *f, int store, const char *k, int64_t from, int64_t to)
+{
+	return drain(f, stoat_session_fetch(&f->cx, store, K(k), from, to));
 }
 
 /* The backing of variant i: bit 0 set: in memory, else RocksDB. */
@@ -486,6 +492,90 @@ START_TEST(restore_rebuilds_the_time_index)
 }
 END_TEST
 
+/*
+ * session_fetch over sessions as session windows leave them (store 0,
+ * segments of 10 ms): a's [10,15] grew by records, each deleting the
+ * window before (ends 10 and 12, committed; 13 held back) and writing
+ * the next; a's [0,3] (segment 0) and [30,52] (segment 5), b's [20,25]
+ * between them (segment 2), "ab"'s [16,16] (segment 1, after a's keys).
+ * Each fetch gives what fetch_key gives: a's windows ending in the range,
+ * in end order, none of the deleted ones:
+ *   0..max: [0,3] [10,15] [30,52];  12..max: [10,15] [30,52] (15 >= 12);
+ *   16..40: none (52 > 40, 15 < 16);  4..15: [10,15];  b: [20,25].
+ * Variants: bit 0 memory, bit 1 the record cache (1 MB: the held-back
+ * part stays cached).
+ */
+START_TEST(session_fetch_skips_deleted_windows)
+{
+	fixture f;
+	fixture_open(&f, backing(_i), (_i & 2) ? 1 << 20 : 0);
+	wput(&f, 0, "a", 0, 3, "s1");
+	wput(&f, 0, "a", 10, 10, "x");
+	wdel(&f, 0, "a", 10, 10);
+	wput(&f, 0, "a", 10, 12, "x");
+	wput(&f, 0, "b", 20, 25, "s3");
+	wput(&f, 0, "ab", 16, 16, "s4");
+	commit(&f);
+	wdel(&f, 0, "a", 10, 12);
+	wput(&f, 0, "a", 10, 13, "x");
+	wdel(&f, 0, "a", 10, 13);
+	wput(&f, 0, "a", 10, 15, "s2");
+	wput(&f, 0, "a", 30, 52, "s5");
+	for (int round = 0; round < 2; round++) {
+		ck_assert_str_eq(session_fetch(&f, 0, "a", 0, INT64_MAX), "a 0 3 s1;a 10 15 s2;a 30 52 s5;");
+		ck_assert_str_eq(session_fetch(&f, 0, "a", 12, INT64_MAX), "a 10 15 s2;a 30 52 s5;");
+		ck_assert_str_eq(session_fetch(&f, 0, "a", 16, 40), "");
+		ck_assert_str_eq(session_fetch(&f, 0, "a", 4, 15), "a 10 15 s2;");
+		ck_assert_str_eq(session_fetch(&f, 0, "b", 0, INT64_MAX), "b 20 25 s3;");
+		ck_assert_str_eq(session_fetch(&f, 0, "ab", 0, INT64_MAX), "ab 16 16 s4;");
+		/* Committed, the same sessions come from the store alone. */
+		commit(&f);
+	}
+	fixture_close(&f);
+	remove_dirs();
+}
+END_TEST
+
+/*
+ * A deleted window keeps its time index entry: the scans through the
+ * index look each window up and skip it.  Written (a's [0,10] deleted
+ * and [0,20] written, committed) and restored (the same three changelog
+ * records, from scratch), fetch_ended(0, 100] gives a's [0,20] alone.
+ */
+START_TEST(index_skips_deleted_windows)
+{
+	fixture f;
+	fixture_open(&f, backing(_i), 0);
+	wput(&f, 1, "a", 0, 10, "old");
+	wdel(&f, 1, "a", 0, 10);
+	wput(&f, 1, "a", 0, 20, "new");
+	commit(&f);
+	ck_assert_str_eq(fetch_ended(&f, 1, 0, 100), "a 0 20 new;");
+	stoat_store_part *p = part(&f, 1);
+	char err[512] = "";
+	ck_assert(stoat_store_part_restore_start(p, true, err, sizeof err));
+	ck_assert_str_eq(fetch_ended(&f, 1, 0, 100), "");
+	int64_t ends[3] = { 10, 10, 20 };
+	for (int i = 0; i < 3; i++) {
+		stoat_buf b;
+		stoat_buf_init(&b);
+		stoat_buf_putc(&b, 1);
+		stoat_key_put_i64(&b, 0); /* segment: end / 100 */
+		stoat_buf_put(&b, K("a").ptr, K("a").len);
+		stoat_key_put_i64(&b, ends[i]);
+		stoat_key_put_i64(&b, 0);
+		stoat_str v = i == 1 ? (stoat_str){ NULL, 0 } : (i == 0 ? STR("old") : STR("new"));
+		ck_assert(stoat_store_part_restore_record(p, stoat_buf_str(&b), v, i, err, sizeof err));
+		stoat_buf_free(&b);
+	}
+	ck_assert(stoat_store_part_restore_done(p, err, sizeof err));
+	ck_assert_str_eq(fetch_ended(&f, 1, 0, 100), "a 0 20 new;");
+	ck_assert_str_eq(session_fetch(&f, 1, "a", 0, INT64_MAX), "a 0 20 new;");
+	fixture_close(&f);
+	remove_dirs();
+}
+END_TEST
+
 /* What the flush function below saw, "key start end value;" per window
  * update ("meta" for other keys). */
 static char flushed[1024];
@@ -596,6 +686,8 @@ static Suite *window_suite(void)
 	tcase_add_loop_test(tc, stream_time_is_persisted, 0, 2);
 	tcase_add_loop_test(tc, stream_time_is_restored, 0, 2);
 	tcase_add_loop_test(tc, restore_rebuilds_the_time_index, 0, 2);
+	tcase_add_loop_test(tc, session_fetch_skips_deleted_windows, 0, 4);
+	tcase_add_loop_test(tc, index_skips_deleted_windows, 0, 2);
 	tcase_add_loop_test(tc, abort_resets_stream_time, 0, 2);
 	tcase_add_loop_test(tc, stream_time_per_store_and_partition, 0, 2);
 	tcase_add_loop_test(tc, flush_hands_window_keys_on, 0, 2);

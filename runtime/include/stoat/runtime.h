@@ -678,6 +678,12 @@ bool stoat_window_key_parse(stoat_str store_key, stoat_str *key, int64_t *start,
 typedef struct stoat_window_iter stoat_window_iter;
 stoat_window_iter *stoat_window_fetch_key(stoat_ctx *cx, int store, stoat_str key, int64_t end_from, int64_t end_to);
 stoat_window_iter *stoat_window_fetch_ended(stoat_ctx *cx, int store, int64_t end_after, int64_t end_upto);
+/*
+ * fetch_key for a session store: the same windows, read in a time
+ * independent of how many windows the key's sessions deleted, by relying
+ * on a key's sessions being disjoint (as session windows keep them).
+ */
+stoat_window_iter *stoat_session_fetch(stoat_ctx *cx, int store, stoat_str key, int64_t end_from, int64_t end_to);
 /* The next window, or false at the end (or after an error: cx->error). */
 bool stoat_window_next(stoat_window_iter *it, stoat_str *key, int64_t *start, int64_t *end, stoat_str *value);
 void stoat_window_iter_close(stoat_window_iter *it);
@@ -717,7 +723,7 @@ int64_t stoat_grace_next_arrival(stoat_ctx *cx, int store);
 
 /*
  * A session a record merges with (generated code for session windows):
- * what stoat_window_fetch_key returned, collected in cx->arena and linked
+ * what stoat_session_fetch returned, collected in cx->arena and linked
  * in end order, so that the fetch's iterator is closed before the merged
  * sessions are deleted from its store.
  */
