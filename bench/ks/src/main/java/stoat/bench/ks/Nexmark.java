@@ -301,12 +301,14 @@ final class Nexmark {
 	}
 
 	/*
-	 * q7: every bid under one key, per 10 s tumbling window (emit final, grace 10 s: the one key's
-	 * repartition partition gets the bids of every input partition skewed) the highest price and its bids.
+	 * q7 in two stages (bench/nexmark/queries/q7.stoat): per auction, without a repartition, a 10 s
+	 * tumbling window (emit final, grace 0) of the highest price and its bids; each closed window's
+	 * result re-keyed by the window's start and merged in a table.
 	 */
 	private static void q7(StreamsBuilder b, String prefix, String out) {
-		KStream<String, Q7> q7 = groupBy(bids(b, prefix), "highest", Bid.class, (k, x) -> "all")
-				.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofSeconds(10), Duration.ofSeconds(10)))
+		KTable<String, Q7> highest = bids(b, prefix)
+				.groupByKey(Grouped.with(KEY, json(Bid.class)))
+				.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofSeconds(10), Duration.ZERO))
 				.emitStrategy(EmitStrategy.onWindowClose())
 				.aggregate(() -> new Highest(-1, ""), (k, x, acc) -> {
 					String one = x.auction() + "," + x.bidder() + "," + x.dateTime() + "," + x.extra();
@@ -315,19 +317,23 @@ final class Nexmark {
 					if (x.price() == acc.price())
 						return new Highest(acc.price(), acc.bids() + "|" + one);
 					return acc;
-				}, Materialized.<String, Highest, WindowStore<Bytes, byte[]>>as("highest")
+				}, Materialized.<String, Highest, WindowStore<Bytes, byte[]>>as("per_auction")
 						.withKeySerde(Serdes.String()).withValueSerde(json(Highest.class)))
 				.toStream()
-				.flatMap((k, h) -> {
-					List<KeyValue<String, Q7>> rows = new ArrayList<>();
-					for (String s : split(h.bids(), '|')) {
-						List<String> f = split(s, ',');
-						rows.add(KeyValue.pair(f.get(0), new Q7(Long.parseLong(f.get(0)), h.price(),
-								Long.parseLong(f.get(1)), Long.parseLong(f.get(2)), f.get(3))));
-					}
-					return rows;
-				});
-		sink(q7, out, Q7.class);
+				.map((k, h) -> KeyValue.pair(Long.toString(k.window().start()),
+						new Q7(k.window().start(), h.price(), h.bids())))
+				.repartition(Repartitioned.<String, Q7>as("highest").withKeySerde(KEY)
+						.withValueSerde(json(Q7.class)))
+				.peek((k, v) -> Main.REPARTITIONED.increment())
+				.groupByKey(Grouped.with(KEY, json(Q7.class)))
+				.aggregate(() -> new Q7(0, -1, ""), (k, w, acc) -> {
+					if (w.price() > acc.price())
+						return w;
+					if (w.price() == acc.price())
+						return new Q7(acc.starttime(), acc.price(), acc.bids() + "|" + w.bids());
+					return acc;
+				}, store("highest", Q7.class));
+		sink(highest.toStream(), out, Q7.class);
 	}
 
 	/* q8: persons and auctions cogrouped by (person, 10 s window start). */

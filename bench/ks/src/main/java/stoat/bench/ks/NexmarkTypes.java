@@ -56,7 +56,7 @@ final class NexmarkTypes {
 	record Highest(long price, String bids) {
 	}
 
-	record Q7(long auction, long price, long bidder, long dateTime, String extra) {
+	record Q7(long starttime, long price, String bids) {
 	}
 
 	record Seen(long id, String name, boolean registered, long auctions, long starttime) {
