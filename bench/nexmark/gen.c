@@ -36,6 +36,8 @@ static const char USAGE[] =
 	"  -o, --replay FILE       write the events as replay-format lines to FILE (- for stdout)\n"
 	"      --partitions N      the replay lines' partitions: Kafka's default partitioner over N\n"
 	"                          (default 1); the same partitions the Kafka topics give with N\n"
+	"      --bids-by-bidder    also write every bid to P-bid-bidder, keyed by its bidder (q11's\n"
+	"                          sessions per bidder then need no repartition)\n"
 	"  -h, --help              this text\n"
 	"\n"
 	"Prints \"events N person P auction A bid B bytes V first_time T0 last_time T1\" to stdout\n"
@@ -88,13 +90,15 @@ int main(int argc, char **argv)
 	nx_config config = nx_config_default();
 	long long events = -1, partitions = 1;
 	const char *bootstrap = NULL, *prefix = "nexmark", *replay = NULL;
-	enum { SEED = 256, RATE, BASE_TIME, PREFIX, PARTITIONS };
+	bool by_bidder = false;
+	enum { SEED = 256, RATE, BASE_TIME, PREFIX, PARTITIONS, BY_BIDDER };
 	static const struct option longs[] = {
 		{ "events", required_argument, 0, 'n' },       { "seed", required_argument, 0, SEED },
 		{ "rate", required_argument, 0, RATE },        { "base-time", required_argument, 0, BASE_TIME },
 		{ "bootstrap", required_argument, 0, 'b' },    { "topic-prefix", required_argument, 0, PREFIX },
 		{ "replay", required_argument, 0, 'o' },       { "partitions", required_argument, 0, PARTITIONS },
-		{ "help", no_argument, 0, 'h' },               { 0, 0, 0, 0 },
+		{ "bids-by-bidder", no_argument, 0, BY_BIDDER }, { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "n:b:o:h", longs, NULL)) != -1) {
@@ -107,6 +111,7 @@ int main(int argc, char **argv)
 		case PREFIX: prefix = optarg; break;
 		case 'o': replay = optarg; break;
 		case PARTITIONS: partitions = number("--partitions", optarg, 1, 1000000); break;
+		case BY_BIDDER: by_bidder = true; break;
 		case 'h': fputs(USAGE, stdout); return 0;
 		default: usage_error("unknown option");
 		}
@@ -122,14 +127,20 @@ int main(int argc, char **argv)
 	nx_gen *g = nx_gen_new(&config, &err);
 	if (!g)
 		die("generator", err);
-	char topics[3][256];
+	/* The topics of the three kinds, then (index BY_BIDDER_TOPIC) the bids keyed by bidder. */
+	enum { BY_BIDDER_TOPIC = NX_BID + 1 };
+	char topics[4][256];
 	for (int k = NX_PERSON; k <= NX_BID; k++)
 		if ((size_t)snprintf(topics[k], sizeof topics[k], "%s-%s", prefix, nx_kind_name((nx_kind)k)) >=
 		    sizeof topics[k])
 			usage_error("--topic-prefix is too long");
+	if ((size_t)snprintf(topics[BY_BIDDER_TOPIC], sizeof topics[BY_BIDDER_TOPIC], "%s-bid-bidder", prefix) >=
+	    sizeof topics[BY_BIDDER_TOPIC])
+		usage_error("--topic-prefix is too long");
+	int last_topic = by_bidder ? BY_BIDDER_TOPIC : NX_BID;
 	rd_kafka_t *rk = bootstrap ? input_producer(bootstrap) : NULL;
-	rd_kafka_topic_t *rkt[3] = { 0 };
-	for (int k = NX_PERSON; rk && k <= NX_BID; k++)
+	rd_kafka_topic_t *rkt[4] = { 0 };
+	for (int k = NX_PERSON; rk && k <= last_topic; k++)
 		check_topic(rk, rkt[k] = rd_kafka_topic_new(rk, topics[k], NULL), topics[k]);
 	FILE *file = NULL;
 	if (replay) {
@@ -141,7 +152,7 @@ int main(int argc, char **argv)
 	uint64_t per_kind[3] = { 0 }, bytes = 0;
 	int64_t first_time = 0, last_time = 0;
 	size_t cap = 4096;
-	char *value = malloc(cap), key[32];
+	char *value = malloc(cap), key[32], bidder[32];
 	if (!value)
 		die("buffer", "out of memory");
 	nx_event e;
@@ -161,32 +172,45 @@ int main(int argc, char **argv)
 		if (i == 0)
 			first_time = e.date_time;
 		last_time = e.date_time;
-		if (file) {
-			fprintf(file, "{\"topic\":\"%s\",\"partition\":%d,\"timestamp\":%" PRId64 ",\"key\":\"%.*s\",\"value\":%.*s}\n",
-			        topics[e.kind], nx_partition(key, key_len, (int32_t)partitions), e.date_time, (int)key_len, key,
-			        (int)len, value);
-			if (ferror(file))
-				die(replay, strerror(errno));
-		}
-		while (rk) {
-			rd_kafka_resp_err_t pe = rd_kafka_producev(
-				rk, RD_KAFKA_V_RKT(rkt[e.kind]), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-				RD_KAFKA_V_KEY(key, key_len), RD_KAFKA_V_VALUE(value, len), RD_KAFKA_V_TIMESTAMP(e.date_time),
-				RD_KAFKA_V_END);
-			if (pe == RD_KAFKA_RESP_ERR_NO_ERROR) {
-				rd_kafka_poll(rk, 0);
-				break;
+		/* The record, and with --bids-by-bidder a bid once more under its bidder. */
+		int copies = by_bidder && e.kind == NX_BID ? 2 : 1;
+		for (int copy = 0; copy < copies; copy++) {
+			int t = copy ? BY_BIDDER_TOPIC : (int)e.kind;
+			const char *k = key;
+			size_t k_len = key_len;
+			if (copy) {
+				k_len = (size_t)snprintf(bidder, sizeof bidder, "%" PRId64, e.bid.bidder);
+				k = bidder;
 			}
-			if (pe != RD_KAFKA_RESP_ERR__QUEUE_FULL)
-				die(topics[e.kind], rd_kafka_err2str(pe));
-			rd_kafka_poll(rk, 50);
+			if (file) {
+				fprintf(file,
+					"{\"topic\":\"%s\",\"partition\":%d,\"timestamp\":%" PRId64
+					",\"key\":\"%.*s\",\"value\":%.*s}\n",
+					topics[t], nx_partition(k, k_len, (int32_t)partitions), e.date_time, (int)k_len, k,
+					(int)len, value);
+				if (ferror(file))
+					die(replay, strerror(errno));
+			}
+			while (rk) {
+				rd_kafka_resp_err_t pe = rd_kafka_producev(
+					rk, RD_KAFKA_V_RKT(rkt[t]), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+					RD_KAFKA_V_KEY(k, k_len), RD_KAFKA_V_VALUE(value, len),
+					RD_KAFKA_V_TIMESTAMP(e.date_time), RD_KAFKA_V_END);
+				if (pe == RD_KAFKA_RESP_ERR_NO_ERROR) {
+					rd_kafka_poll(rk, 0);
+					break;
+				}
+				if (pe != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+					die(topics[t], rd_kafka_err2str(pe));
+				rd_kafka_poll(rk, 50);
+			}
 		}
 	}
 	if (rk) {
 		rd_kafka_resp_err_t fe = rd_kafka_flush(rk, 120000);
 		if (fe)
 			die("flush", rd_kafka_err2str(fe));
-		for (int k = NX_PERSON; k <= NX_BID; k++)
+		for (int k = NX_PERSON; k <= last_topic; k++)
 			rd_kafka_topic_destroy(rkt[k]);
 		rd_kafka_destroy(rk);
 	}
