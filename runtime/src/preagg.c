@@ -245,7 +245,7 @@ void stoat_preagg_count(stoat_ctx *cx, int step, stoat_str key)
 {
 	struct stoat_preagg *p = buffer(cx, step);
 	uint64_t h = key_hash(key);
-	uint32_t *slot;
+	uint32_t *slot = NULL;
 	preagg_entry *e = find(p, key, h, &slot);
 	if (e) {
 		/* Kafka's LongSerde: 8 bytes, big-endian. */
@@ -267,7 +267,7 @@ void stoat_preagg_count(stoat_ctx *cx, int step, stoat_str key)
 bool stoat_preagg_get(stoat_ctx *cx, int step, stoat_str key, stoat_str *partial)
 {
 	struct stoat_preagg *p = buffer(cx, step);
-	uint32_t *slot;
+	uint32_t *slot = NULL;
 	preagg_entry *e = find(p, key, key_hash(key), &slot);
 	if (!e)
 		return false;
@@ -280,7 +280,7 @@ void stoat_preagg_put(stoat_ctx *cx, int step, stoat_str key, stoat_str partial)
 {
 	struct stoat_preagg *p = buffer(cx, step);
 	uint64_t h = key_hash(key);
-	uint32_t *slot;
+	uint32_t *slot = NULL; /* set by find when it finds nothing */
 	preagg_entry *e = find(p, key, h, &slot);
 	if (e && partial.len <= e->val_len) {
 		/* In place (partial may be the entry's own bytes: memmove). */
@@ -312,10 +312,12 @@ void stoat_preagg_put(stoat_ctx *cx, int step, stoat_str key, stoat_str partial)
 			cx->timestamp = now;
 			return;
 		}
-		find(p, key, h, &slot);
+		e = find(p, key, h, &slot); /* the index is empty now: a fresh slot */
+		assert(!e && slot);
 		insert(cx, step, p, key, h, slot, partial);
 		cx->timestamp = now;
 		return;
 	}
+	assert(slot);
 	insert(cx, step, p, key, h, slot, partial);
 }
