@@ -224,15 +224,18 @@ static rd_kafka_t *open_from_start(const char *bootstrap, const char *topic, con
 	return rk;
 }
 
-static int count(const char *bootstrap, const char *topic, bool final)
+/*
+ * Reads rk's assignment (open_from_start's: every partition of topic from
+ * its beginning) to the end of each of its partitions, calling each(m, arg)
+ * for every record (offset order within a partition), then closes and
+ * destroys rk.  A consumer error ends the tool.
+ */
+static void drain(rd_kafka_t *rk, const char *topic, int partitions,
+		  void (*each)(const rd_kafka_message_t *m, void *arg), void *arg)
 {
-	int partitions;
-	rd_kafka_t *rk = open_from_start(bootstrap, topic, "kbtool-count", "200000", &partitions);
-	int eof_left = partitions;
 	rd_kafka_queue_t *q = rd_kafka_queue_get_consumer(rk);
 	rd_kafka_message_t *msgs[1000];
-	uint64_t records = 0, digest = 0;
-	table last = { 0 };
+	int eof_left = partitions;
 	while (eof_left > 0) {
 		ssize_t n = rd_kafka_consume_batch_queue(q, 1000, msgs, 1000);
 		for (ssize_t i = 0; i < n; i++) {
@@ -241,20 +244,45 @@ static int count(const char *bootstrap, const char *topic, bool final)
 				eof_left--;
 			else if (m->err)
 				die(topic, rd_kafka_message_errstr(m));
-			else if (final) {
-				/* A tombstone deletes the key from the table. */
-				uint64_t k = hash(m->key, m->key_len, 0xcbf29ce484222325ULL) | 1;
-				table_put(&last, k, m->payload ? hash(m->payload, m->len, k) | 1 : 0);
-			} else {
-				records++;
-				digest += hash(m->payload, m->len, hash(m->key, m->key_len, 0xcbf29ce484222325ULL));
-			}
+			else
+				each(m, arg);
 			rd_kafka_message_destroy(m);
 		}
 	}
 	rd_kafka_queue_destroy(q);
 	rd_kafka_consumer_close(rk);
 	rd_kafka_destroy(rk);
+}
+
+/* What count() adds up. */
+typedef struct counted {
+	bool final;
+	uint64_t records, digest;
+	table last;
+} counted;
+
+/* count()'s step: a record into the digest, or (final) into each key's last value. */
+static void count_one(const rd_kafka_message_t *m, void *arg)
+{
+	counted *c = arg;
+	if (c->final) {
+		/* A tombstone deletes the key from the table. */
+		uint64_t k = hash(m->key, m->key_len, 0xcbf29ce484222325ULL) | 1;
+		table_put(&c->last, k, m->payload ? hash(m->payload, m->len, k) | 1 : 0);
+	} else {
+		c->records++;
+		c->digest += hash(m->payload, m->len, hash(m->key, m->key_len, 0xcbf29ce484222325ULL));
+	}
+}
+
+static int count(const char *bootstrap, const char *topic, bool final)
+{
+	int partitions;
+	rd_kafka_t *rk = open_from_start(bootstrap, topic, "kbtool-count", "200000", &partitions);
+	counted c = { .final = final };
+	drain(rk, topic, partitions, count_one, &c);
+	uint64_t records = c.records, digest = c.digest;
+	table last = c.last;
 	if (final) {
 		for (size_t i = 0; i < last.cap; i++)
 			if (last.keys[i] && last.values[i]) {
@@ -322,6 +350,49 @@ static void put_be64(unsigned char *p, int64_t v)
  * whole, read_committed, partition by partition in offset order (stream time
  * is per partition, so the order across partitions does not matter).
  */
+/* What reference_windows() reads the input into. */
+typedef struct windowing {
+	int64_t size, advance, grace;
+	int partitions;
+	int64_t *stream_time; /* per partition */
+	windows w;
+	unsigned char *wkey; /* key bytes + big-endian start */
+	size_t wkey_cap;
+	uint64_t late;
+} windowing;
+
+/* reference_windows()'s step: a record counted in each window that takes it. */
+static void window_one(const rd_kafka_message_t *m, void *arg)
+{
+	windowing *x = arg;
+	const char *topic = rd_kafka_topic_name(m->rkt);
+	int64_t t = rd_kafka_message_timestamp(m, NULL);
+	if (t < 0 || !m->key || m->partition < 0 || m->partition >= x->partitions)
+		die(topic, "a record without a key or a timestamp");
+	int64_t *st = &x->stream_time[m->partition];
+	if (t > *st)
+		*st = t;
+	if (m->key_len + 8 > x->wkey_cap) {
+		x->wkey_cap = (m->key_len + 8) * 2;
+		if (!(x->wkey = realloc(x->wkey, x->wkey_cap)))
+			die("windows", "out of memory");
+	}
+	memcpy(x->wkey, m->key, m->key_len);
+	int64_t size = x->size, advance = x->advance;
+	int64_t first = t - size + advance > 0 ? (t - size + advance) / advance * advance : 0;
+	for (int64_t start = first; start <= t; start += advance) {
+		if (start + size + x->grace <= *st) {
+			x->late++;
+			continue;
+		}
+		put_be64(x->wkey + m->key_len, start);
+		uint64_t k = hash(x->wkey, m->key_len + 8, 0xcbf29ce484222325ULL) | 1;
+		/* The slot first: inserting may move w.counts. */
+		size_t slot = windows_slot(&x->w, k, m->partition, start + size);
+		x->w.counts[slot]++;
+	}
+}
+
 static int reference_windows(const char *bootstrap, const char *topic, int64_t size, int64_t advance, int64_t grace,
 			     bool final)
 {
@@ -332,53 +403,12 @@ static int reference_windows(const char *bootstrap, const char *topic, int64_t s
 		die("windows", "out of memory");
 	for (int p = 0; p < partitions; p++)
 		stream_time[p] = -1;
-	rd_kafka_queue_t *q = rd_kafka_queue_get_consumer(rk);
-	rd_kafka_message_t *msgs[1000];
-	windows w = { 0 };
-	unsigned char *wkey = NULL;
-	size_t wkey_cap = 0;
-	uint64_t late = 0;
-	int eof_left = partitions;
-	while (eof_left > 0) {
-		ssize_t n = rd_kafka_consume_batch_queue(q, 1000, msgs, 1000);
-		for (ssize_t i = 0; i < n; i++) {
-			rd_kafka_message_t *m = msgs[i];
-			if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-				eof_left--;
-			} else if (m->err) {
-				die(topic, rd_kafka_message_errstr(m));
-			} else {
-				int64_t t = rd_kafka_message_timestamp(m, NULL);
-				if (t < 0 || !m->key || m->partition < 0 || m->partition >= partitions)
-					die(topic, "a record without a key or a timestamp");
-				int64_t *st = &stream_time[m->partition];
-				if (t > *st)
-					*st = t;
-				if (m->key_len + 8 > wkey_cap) {
-					wkey_cap = (m->key_len + 8) * 2;
-					if (!(wkey = realloc(wkey, wkey_cap)))
-						die("windows", "out of memory");
-				}
-				memcpy(wkey, m->key, m->key_len);
-				int64_t first = t - size + advance > 0 ? (t - size + advance) / advance * advance : 0;
-				for (int64_t start = first; start <= t; start += advance) {
-					if (start + size + grace <= *st) {
-						late++;
-						continue;
-					}
-					put_be64(wkey + m->key_len, start);
-					uint64_t k = hash(wkey, m->key_len + 8, 0xcbf29ce484222325ULL) | 1;
-					/* The slot first: inserting may move w.counts. */
-					size_t slot = windows_slot(&w, k, m->partition, start + size);
-					w.counts[slot]++;
-				}
-			}
-			rd_kafka_message_destroy(m);
-		}
-	}
-	rd_kafka_queue_destroy(q);
-	rd_kafka_consumer_close(rk);
-	rd_kafka_destroy(rk);
+	windowing x = { .size = size, .advance = advance, .grace = grace, .partitions = partitions,
+			.stream_time = stream_time };
+	drain(rk, topic, partitions, window_one, &x);
+	windows w = x.w;
+	unsigned char *wkey = x.wkey;
+	uint64_t late = x.late;
 	/* The digest `final` computes over the output: each windowed key's last value, an i64 count. */
 	uint64_t records = 0, digest = 0;
 	for (size_t i = 0; i < w.cap; i++) {
@@ -429,42 +459,30 @@ static char *copy_bytes(const void *p, size_t n)
 
 /* Reads the whole topic, read_committed, appending every record to l (a
  * tombstone with value NULL), each partition's in offset order. */
+/* read_all()'s step: the record appended to the list. */
+static void keep_one(const rd_kafka_message_t *m, void *arg)
+{
+	kept_list *l = arg;
+	if (l->len == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 4096;
+		if (!(l->v = realloc(l->v, l->cap * sizeof *l->v)))
+			die("join", "out of memory");
+	}
+	kept *k = &l->v[l->len++];
+	k->key = copy_bytes(m->key, m->key ? m->key_len : 0);
+	k->key_len = m->key ? m->key_len : 0;
+	k->null_key = !m->key;
+	/* A null value (a tombstone) is kept as value NULL. */
+	k->value = m->payload ? copy_bytes(m->payload, m->len) : NULL;
+	k->value_len = m->payload ? m->len : 0;
+	k->ts = rd_kafka_message_timestamp(m, NULL);
+}
+
 static void read_all(const char *bootstrap, const char *topic, kept_list *l)
 {
 	int partitions;
 	rd_kafka_t *rk = open_from_start(bootstrap, topic, "kbtool-join", NULL, &partitions);
-	rd_kafka_queue_t *q = rd_kafka_queue_get_consumer(rk);
-	rd_kafka_message_t *msgs[1000];
-	int eof_left = partitions;
-	while (eof_left > 0) {
-		ssize_t n = rd_kafka_consume_batch_queue(q, 1000, msgs, 1000);
-		for (ssize_t i = 0; i < n; i++) {
-			rd_kafka_message_t *m = msgs[i];
-			if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-				eof_left--;
-			} else if (m->err) {
-				die(topic, rd_kafka_message_errstr(m));
-			} else {
-				if (l->len == l->cap) {
-					l->cap = l->cap ? l->cap * 2 : 4096;
-					if (!(l->v = realloc(l->v, l->cap * sizeof *l->v)))
-						die("join", "out of memory");
-				}
-				kept *k = &l->v[l->len++];
-				k->key = copy_bytes(m->key, m->key ? m->key_len : 0);
-				k->key_len = m->key ? m->key_len : 0;
-				k->null_key = !m->key;
-				/* A null value (a tombstone) is kept as value NULL. */
-				k->value = m->payload ? copy_bytes(m->payload, m->len) : NULL;
-				k->value_len = m->payload ? m->len : 0;
-				k->ts = rd_kafka_message_timestamp(m, NULL);
-			}
-			rd_kafka_message_destroy(m);
-		}
-	}
-	rd_kafka_queue_destroy(q);
-	rd_kafka_consumer_close(rk);
-	rd_kafka_destroy(rk);
+	drain(rk, topic, partitions, keep_one, l);
 }
 
 /* Frees l's records and array. */
@@ -620,44 +638,32 @@ static void put_json_bytes(FILE *f, const unsigned char *p, size_t n)
 	putc('"', f);
 }
 
+/* dump()'s step: the record as one JSON line on stdout (topic: arg). */
+static void dump_one(const rd_kafka_message_t *m, void *arg)
+{
+	const char *topic = arg;
+	printf("{\"topic\":");
+	put_json_bytes(stdout, (const unsigned char *)topic, strlen(topic));
+	printf(",\"partition\":%" PRId32 ",\"offset\":%" PRId64 ",\"timestamp\":%" PRId64 ",\"key\":", m->partition,
+	       m->offset, rd_kafka_message_timestamp(m, NULL));
+	if (m->key)
+		put_json_bytes(stdout, m->key, m->key_len);
+	else
+		fputs("null", stdout);
+	fputs(",\"value\":", stdout);
+	if (m->payload)
+		put_json_bytes(stdout, m->payload, m->len);
+	else
+		fputs("null", stdout);
+	fputs("}\n", stdout);
+}
+
 /* kbtool dump: every committed record of topic as a JSON line on stdout. */
 static int dump(const char *bootstrap, const char *topic)
 {
 	int partitions;
 	rd_kafka_t *rk = open_from_start(bootstrap, topic, "kbtool-dump", "200000", &partitions);
-	int eof_left = partitions;
-	rd_kafka_queue_t *q = rd_kafka_queue_get_consumer(rk);
-	rd_kafka_message_t *msgs[1000];
-	while (eof_left > 0) {
-		ssize_t n = rd_kafka_consume_batch_queue(q, 1000, msgs, 1000);
-		for (ssize_t i = 0; i < n; i++) {
-			rd_kafka_message_t *m = msgs[i];
-			if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-				eof_left--;
-			} else if (m->err) {
-				die(topic, rd_kafka_message_errstr(m));
-			} else {
-				printf("{\"topic\":");
-				put_json_bytes(stdout, (const unsigned char *)topic, strlen(topic));
-				printf(",\"partition\":%" PRId32 ",\"offset\":%" PRId64 ",\"timestamp\":%" PRId64
-				       ",\"key\":", m->partition, m->offset, rd_kafka_message_timestamp(m, NULL));
-				if (m->key)
-					put_json_bytes(stdout, m->key, m->key_len);
-				else
-					fputs("null", stdout);
-				fputs(",\"value\":", stdout);
-				if (m->payload)
-					put_json_bytes(stdout, m->payload, m->len);
-				else
-					fputs("null", stdout);
-				fputs("}\n", stdout);
-			}
-			rd_kafka_message_destroy(m);
-		}
-	}
-	rd_kafka_queue_destroy(q);
-	rd_kafka_consumer_close(rk);
-	rd_kafka_destroy(rk);
+	drain(rk, topic, partitions, dump_one, (void *)topic);
 	if (fflush(stdout) || ferror(stdout))
 		die("dump", "cannot write to stdout");
 	return 0;
