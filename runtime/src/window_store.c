@@ -787,8 +787,10 @@ static stoat_window_iter *new_iter(stoat_ctx *cx, int store)
 	return it;
 }
 
-/* key's windows ending in [end_from, end_to], by end then start. */
-stoat_window_iter *stoat_window_fetch_key(stoat_ctx *cx, int store, stoat_str key, int64_t end_from, int64_t end_to)
+/* key's windows ending in [end_from, end_to], by end then start, found in
+ * RocksDB as `mode` says (FETCH_KEY or FETCH_SESSIONS). */
+static stoat_window_iter *fetch_one_key(stoat_ctx *cx, int store, stoat_str key, int64_t end_from, int64_t end_to,
+					 fetch_mode mode)
 {
 	stoat_window_iter *it = new_iter(cx, store);
 	if (!it->p)
@@ -797,22 +799,20 @@ stoat_window_iter *stoat_window_fetch_key(stoat_ctx *cx, int store, stoat_str ke
 	it->key = key;
 	it->end_lo = end_from;
 	it->end_hi = end_to;
-	run_fetch(it, FETCH_KEY);
+	run_fetch(it, mode);
 	return it;
+}
+
+/* key's windows ending in [end_from, end_to], by end then start. */
+stoat_window_iter *stoat_window_fetch_key(stoat_ctx *cx, int store, stoat_str key, int64_t end_from, int64_t end_to)
+{
+	return fetch_one_key(cx, store, key, end_from, end_to, FETCH_KEY);
 }
 
 /* See runtime.h: fetch_key's windows, found in RocksDB by rocks_fetch_sessions. */
 stoat_window_iter *stoat_session_fetch(stoat_ctx *cx, int store, stoat_str key, int64_t end_from, int64_t end_to)
 {
-	stoat_window_iter *it = new_iter(cx, store);
-	if (!it->p)
-		return it;
-	it->one_key = true;
-	it->key = key;
-	it->end_lo = end_from;
-	it->end_hi = end_to;
-	run_fetch(it, FETCH_SESSIONS);
-	return it;
+	return fetch_one_key(cx, store, key, end_from, end_to, FETCH_SESSIONS);
 }
 
 /* See runtime.h.  In RocksDB (no cache in front) the key's windows ending
