@@ -144,6 +144,25 @@ void emit_dropped_else(Gen *g, const char *why)
 }
 
 /*
+ * nv (declared) = vv when old (a V? C variable) holds nothing, else fn
+ * (a folder of acc, old's value, and vv) applied: reduce's adder, and the
+ * merge of a partial aggregate into the key's.
+ */
+static void emit_first_or_fold(Gen *g, Node *fn, Type *val, CVar *kv, CVar *vv, const char *old, CVar *acc,
+			       const char *nv)
+{
+	pr(g->out, "if (!%s.has) {\n", old);
+	pr_nested(g->out, "%s = %s;\n", nv, use(vv));
+	pr(g->out, "} else {\n");
+	pr_indent(g->out);
+	bind_folder(g, fn, true, kv, vv, acc);
+	char *x = emit_as(g, fn->a, val);
+	pr(g->out, "%s = %s;\n", nv, x);
+	pr_dedent(g->out);
+	pr(g->out, "}\n");
+}
+
+/*
  * Folds a grouped stream's record (key kv, value vv) into an aggregate:
  * declares nv (of n's value type) from old (a V? C variable: the current
  * aggregate, has false for none) with count's increment, reduce's adder
@@ -159,19 +178,10 @@ void emit_stream_fold(Gen *g, IrNode *n, Node *adder, CVar *kv, CVar *vv, const 
 		pr(g->out, "%s = %s;\n", nv, t);
 		break;
 	}
-	case AGG_REDUCE: {
+	case AGG_REDUCE:
 		/* The first value of a key is its aggregate as it is. */
-		pr(g->out, "if (!%s.has) {\n", old);
-		pr_nested(g->out, "%s = %s;\n", nv, use(vv));
-		pr(g->out, "} else {\n");
-		pr_indent(g->out);
-		bind_folder(g, adder, true, kv, vv, acc);
-		char *x = emit_as(g, adder->a, n->val);
-		pr(g->out, "%s = %s;\n", nv, x);
-		pr_dedent(g->out);
-		pr(g->out, "}\n");
+		emit_first_or_fold(g, adder, n->val, kv, vv, old, acc, nv);
 		break;
-	}
 	case AGG_AGGREGATE: {
 		/* A new key starts from the initial value (evaluated only then). */
 		char *cur = xasprintf("acc%d", n->id);
@@ -258,16 +268,7 @@ static void emit_stream_merge(Gen *g, IrNode *n, CVar *kv, CVar *vv, const char 
 		pr(g->out, "%s = %s;\n", nv, t);
 		return;
 	}
-	Node *fn = n->agg_kind == AGG_REDUCE ? n->lambda : n->combiner;
-	pr(g->out, "if (!%s.has) {\n", old);
-	pr_nested(g->out, "%s = %s;\n", nv, use(vv));
-	pr(g->out, "} else {\n");
-	pr_indent(g->out);
-	bind_folder(g, fn, true, kv, vv, acc);
-	char *x = emit_as(g, fn->a, n->val);
-	pr(g->out, "%s = %s;\n", nv, x);
-	pr_dedent(g->out);
-	pr(g->out, "}\n");
+	emit_first_or_fold(g, n->agg_kind == AGG_REDUCE ? n->lambda : n->combiner, n->val, kv, vv, old, acc, nv);
 }
 
 /*
