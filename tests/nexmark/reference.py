@@ -141,6 +141,24 @@ def nonempty(want):
         fail("the input gives this query no expected output (too few events, or windows that never close)")
 
 
+def by_key(records):
+    """records ((key, ...) tuples) grouped by key, each key's in their order
+    (a stable sort): a Kafka topic's order holds only per partition."""
+    return sorted(records, key=lambda r: json.dumps(r[0], sort_keys=True))
+
+
+def final_values(records, norm=lambda v: v):
+    """The table a change stream of (key, value) ends in: each key's last
+    value (normalised by norm), a null value deleting the key."""
+    got = {}
+    for k, v in records:
+        if v is None:
+            got.pop(k, None)
+        else:
+            got[k] = norm(v)
+    return got
+
+
 def compare_sequence(want, got):
     """want, got: lists of (key, timestamp, value), in order (with --kafka:
     in order per key)."""
@@ -149,9 +167,7 @@ def compare_sequence(want, got):
         want = [(k, 0, v) for k, _, v in want]
         got = [(k, 0, v) for k, _, v in got]
     if KAFKA:
-        # A stable sort by key keeps each key's records in their order.
-        canon = lambda r: json.dumps(r[0], sort_keys=True)
-        want, got = sorted(want, key=canon), sorted(got, key=canon)
+        want, got = by_key(want), by_key(got)
     if len(want) != len(got):
         fail("%d records, expected %d" % (len(got), len(want)))
     for i, (w, g) in enumerate(zip(want, got)):
@@ -175,12 +191,7 @@ def compare_multiset(want, got):
 def compare_final(want, got_records, norm=lambda v: v):
     """want: key -> final value; got_records: the change stream (key, value)."""
     nonempty(want)
-    got = {}
-    for k, v in got_records:
-        if v is None:
-            got.pop(k, None)
-        else:
-            got[k] = norm(v)
+    got = final_values(got_records, norm)
     if got.keys() != want.keys():
         extra, missing = sorted(got.keys() - want.keys()), sorted(want.keys() - got.keys())
         fail("%d keys, expected %d; unexpected %s; missing %s"
@@ -258,6 +269,16 @@ def in_order(recs):
     return sorted(recs, key=lambda r: r["timestamp"])
 
 
+def q20_row(v, a):
+    """q20's output value: bid v with its auction a's fields."""
+    return {"auction": v["auction"], "bidder": v["bidder"], "price": v["price"],
+            "channel": v["channel"], "url": v["url"], "bid_dateTime": v["dateTime"],
+            "bid_extra": v["extra"], "itemName": a["itemName"], "description": a["description"],
+            "initialBid": a["initialBid"], "reserve": a["reserve"],
+            "auction_dateTime": a["dateTime"], "expires": a["expires"], "seller": a["seller"],
+            "category": a["category"], "auction_extra": a["extra"]}
+
+
 def q20(recs):
     auctions, out = {}, []
     for r in in_order(recs):
@@ -266,14 +287,7 @@ def q20(recs):
             if v["category"] == 10:
                 auctions[v["id"]] = v
         elif r["topic"] == "nexmark-bid" and v["auction"] in auctions:
-            a = auctions[v["auction"]]
-            out.append((r["key"], r["timestamp"], {
-                "auction": v["auction"], "bidder": v["bidder"], "price": v["price"],
-                "channel": v["channel"], "url": v["url"], "bid_dateTime": v["dateTime"],
-                "bid_extra": v["extra"], "itemName": a["itemName"], "description": a["description"],
-                "initialBid": a["initialBid"], "reserve": a["reserve"],
-                "auction_dateTime": a["dateTime"], "expires": a["expires"], "seller": a["seller"],
-                "category": a["category"], "auction_extra": a["extra"]}))
+            out.append((r["key"], r["timestamp"], q20_row(v, auctions[v["auction"]])))
     return out
 
 
@@ -648,13 +662,7 @@ def q20_flink(recs):
         a = auctions.get(v["auction"])
         if a is None:
             continue
-        out.append((k, {
-            "auction": v["auction"], "bidder": v["bidder"], "price": v["price"],
-            "channel": v["channel"], "url": v["url"], "bid_dateTime": v["dateTime"],
-            "bid_extra": v["extra"], "itemName": a["itemName"], "description": a["description"],
-            "initialBid": a["initialBid"], "reserve": a["reserve"],
-            "auction_dateTime": a["dateTime"], "expires": a["expires"], "seller": a["seller"],
-            "category": a["category"], "auction_extra": a["extra"]}))
+        out.append((k, q20_row(v, a)))
     return out
 
 
@@ -747,8 +755,7 @@ def q20_ties_check(recs, out):
     want = q20(recs)
     got = [(r["key"], r["timestamp"], r["value"]) for r in out]
     nonempty(want)
-    canon = lambda rec: json.dumps(rec[0], sort_keys=True)
-    want, got = sorted(want, key=canon), sorted(got, key=canon)
+    want, got = by_key(want), by_key(got)
     i = skipped = 0
     for w in want:
         ident = (w[0], w[2]["bid_dateTime"], w[2]["bidder"], w[2]["price"])
@@ -793,12 +800,7 @@ def q9_ties_check(recs, out):
         **a, "auction": v["auction"], "bidder": v["bidder"], "price": v["price"],
         "bid_dateTime": v["dateTime"], "bid_extra": v["extra"]})
     nonempty(options)
-    got = {}
-    for r in out:
-        if r["value"] is None:
-            got.pop(r["key"], None)
-        else:
-            got[r["key"]] = r["value"]
+    got = final_values((r["key"], r["value"]) for r in out)
     for aid, opts in options.items():
         g = got.pop(str(aid), None)
         if not any(approx(o, g) if o is not None else g is None for o in opts):
@@ -815,12 +817,7 @@ def q4_ties_check(recs, out):
     for aid, opts in options.items():
         (fixed if len(opts) == 1 else open_)[next(o for o in opts if o)[0]].append(opts)
     nonempty(options)
-    got = {}
-    for r in out:
-        if r["value"] is None:
-            got.pop(r["key"], None)
-        else:
-            got[r["key"]] = r["value"]
+    got = final_values((r["key"], r["value"]) for r in out)
     bounded = 0
     for c in set(fixed) | set(open_):
         prices = [o[0][1] for o in fixed[c] if o[0]]
