@@ -16,7 +16,12 @@ take off the same peer's run of the same query over empty topics (start-up,
 connecting, shutdown): events / (time - empty time), CPU - empty CPU.
 """
 import argparse
-import statistics
+import os
+import sys
+
+# bench/report.py's reading of the results lines and its median.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from report import median, parse  # noqa: E402
 
 PEERS = ["stoat", "ks", "flink"]
 PEER_LABEL = {"stoat": "stoat", "ks": "Kafka Streams", "flink": "Flink SQL", "replay": "stoat, replay driver"}
@@ -28,20 +33,6 @@ ANCHORS = {
     "q9": (None, 57000), "q11": (39700, None), "q14": (161000, None), "q17": (117000, None),
     "q20": (19000, 85000),
 }
-
-
-def parse(path):
-    rows = []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if line:
-                rows.append(dict(kv.split("=", 1) for kv in line.split()))
-    return rows
-
-
-def median(xs):
-    return statistics.median(xs) if xs else None
 
 
 def run_time(r):
