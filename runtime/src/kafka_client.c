@@ -186,20 +186,22 @@ rd_kafka_t *kafka_new_consumer(stoat_kafka *k)
 	/*
 	 * The memory preset trades prefetching (throughput) for RSS.  The
 	 * queue thresholds apply to the one consumer queue (librdkafka
-	 * forwards every partition's queue to it).  Once the queue holds
-	 * queued.min.messages, librdkafka 2.0 stops fetching and looks again
-	 * only about a second later (fetch.queue.backoff.ms, settable from
-	 * 2.2 on): a threshold below about a second of processing throttles
-	 * the pipeline (librdkafka's 100000 holds it to ~200K records/s; on
-	 * the windowed bench 100000 took 1M records from 6.5 to 8 s, 20000 to
-	 * 13 s), so default and high keep 200000.  What the thresholds do not
-	 * bound is one fetch: it is decompressed whole into queued records,
-	 * and kbytes counts payload only, so a 1 MiB fetch per partition of
-	 * small compressed records is hundreds of thousands of records of a
-	 * few hundred bytes each.  Capping fetches at 256 KiB per partition
-	 * (default and low) cut the windowed bench's peak RSS from ~225 to
-	 * ~150 MiB at 1M records and the word count's by a quarter, at the
-	 * same throughput (bench/results/windowed-2026-12-02-2x200k-1m.md).
+	 * forwards every partition's queue to it; the repartition topics'
+	 * queue and a multi-source task's partition queues have their own).
+	 * Each queued record costs a few hundred bytes of librdkafka's own
+	 * besides its payload, so queued.min.messages is most of what the
+	 * process holds: the word count's peak RSS was ~180 MiB at 200,000,
+	 * ~97 MiB at 20,000.  A full queue is looked at again only a second
+	 * later unless something wakes the broker thread: kafka_wake.c does
+	 * (before librdkafka 2.2), fetch.queue.backoff.ms does (from 2.2), so
+	 * a queue far smaller than a second of processing keeps up.  What the
+	 * thresholds do not bound is one fetch: it is decompressed whole into
+	 * queued records, and kbytes counts payload only, so a 1 MiB fetch
+	 * per partition of small compressed records is hundreds of thousands
+	 * of records.  Capping fetches at 256 KiB per partition (default and
+	 * low) cut the windowed bench's peak RSS from ~225 to ~150 MiB at 1M
+	 * records (bench/results/windowed-2026-12-02-2x200k-1m.md).  The
+	 * figures behind these values: bench/results/memory-preset-2026-12-03.md.
 	 */
 	bool low = k->opt->memory == STOAT_MEMORY_LOW;
 	bool high = k->opt->memory == STOAT_MEMORY_HIGH;
@@ -213,8 +215,8 @@ rd_kafka_t *kafka_new_consumer(stoat_kafka *k)
 		  kafka_conf_set(conf, k->prog, "enable.auto.offset.store", "false") &&
 		  kafka_conf_set(conf, k->prog, "auto.offset.reset", "earliest") &&
 		  kafka_conf_set(conf, k->prog, "isolation.level", "read_committed") &&
-		  kafka_conf_set(conf, k->prog, "queued.min.messages", low ? "20000" : "200000") &&
-		  kafka_conf_set(conf, k->prog, "queued.max.messages.kbytes", low ? "32768" : "131072") &&
+		  kafka_conf_set(conf, k->prog, "queued.min.messages", low ? "5000" : high ? "200000" : "20000") &&
+		  kafka_conf_set(conf, k->prog, "queued.max.messages.kbytes", low ? "8192" : high ? "131072" : "32768") &&
 		  kafka_conf_set(conf, k->prog, "max.partition.fetch.bytes", high ? "1048576" : "262144") &&
 		  kafka_conf_set(conf, k->prog, "fetch.wait.max.ms", "100") &&
 		  kafka_conf_set(conf, k->prog, "session.timeout.ms", "10000") &&
@@ -223,7 +225,8 @@ rd_kafka_t *kafka_new_consumer(stoat_kafka *k)
 		  /* A task of several partitions waits for one with nothing
 		   * fetched until it is known to be at its end (kafka_order.c). */
 		  kafka_conf_set(conf, k->prog, "enable.partition.eof", k->ordered ? "true" : "false") &&
-		  kafka_conf_set(conf, k->prog, "allow.auto.create.topics", "false");
+		  kafka_conf_set(conf, k->prog, "allow.auto.create.topics", "false") &&
+		  (kafka_fetch_wait_is_fixed() || kafka_conf_set(conf, k->prog, "fetch.queue.backoff.ms", "20"));
 	/*
 	 * Opt-in static membership (KIP-345): restarted with the same id, the
 	 * instance gets its partitions back at once instead of after a

@@ -106,6 +106,7 @@ struct stoat_kafka {
 	int64_t idle_next_check_ms;  /* --idle-exit: when to look at the other partitions again */
 	int64_t idle_wait_since_ms;  /* since when they had unprocessed records and no progress (0: not) */
 	int64_t idle_wait_committed; /* their committed offsets' sum then */
+	struct kafka_waker *waker;   /* wakes librdkafka's fetcher (kafka_wake.c), or NULL */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -254,6 +255,11 @@ ssize_t kafka_order_poll(stoat_kafka *k);
 /* ------------------------------------------------------------------ */
 
 /* Runs records rk[0..n) of partition p through its source's pipeline. */
+bool kafka_fetch_wait_is_fixed(void);
+void kafka_waker_start(stoat_kafka *k);
+uint64_t kafka_waker_stop(stoat_kafka *k);
+void kafka_waker_note(stoat_kafka *k, rd_kafka_queue_t *q, size_t taken, size_t asked, size_t bytes);
+
 void kafka_run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_message_t **rk, size_t n);
 
 /* Handles an error event from a consumer queue (EOF aside). */

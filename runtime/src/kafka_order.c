@@ -144,9 +144,12 @@ static void fill(stoat_kafka *k, kafka_partition *p)
 	if (n <= 0)
 		return;
 	held_reserve(p, (size_t)n);
+	size_t records = 0, bytes = 0;
 	for (ssize_t i = 0; i < n; i++) {
 		rd_kafka_message_t *r = k->rkmsgs[i];
 		if (!r->err) {
+			records++;
+			bytes += r->len;
 			p->held[p->held_len++] = r;
 			p->at_end = false;
 			continue;
@@ -158,6 +161,7 @@ static void fill(stoat_kafka *k, kafka_partition *p)
 			kafka_consumer_event(k, r);
 		rd_kafka_message_destroy(r);
 	}
+	kafka_waker_note(k, p->queue, records, want, bytes);
 }
 
 /*

@@ -253,11 +253,13 @@ static ssize_t poll_queue(stoat_kafka *k, rd_kafka_queue_t *q, int timeout_ms)
 		return 0;
 	}
 	ssize_t records = 0, run = 0;
+	size_t bytes = 0;
 	for (ssize_t i = 0; i < n; i++) {
 		rd_kafka_message_t *r = k->rkmsgs[i];
 		if (r->err)
 			continue;
 		records++;
+		bytes += r->len;
 		/* Fetched before its partition had its own queue (kafka_order.c):
 		 * held there, in offset order, for its task. */
 		if (k->ordered) {
@@ -270,6 +272,7 @@ static ssize_t poll_queue(stoat_kafka *k, rd_kafka_queue_t *q, int timeout_ms)
 		}
 		run++;
 	}
+	kafka_waker_note(k, q, (size_t)records, k->opt->batch_max, bytes);
 	if (run > 0 && k->eos && !k->failed && !kafka_begin_transaction(k)) {
 		for (ssize_t i = 0; i < n; i++)
 			if (k->rkmsgs[i])
@@ -592,6 +595,7 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		status = STOAT_EXIT_USAGE;
 		goto out;
 	}
+	kafka_waker_start(k);
 	kafka_log(k, "starting: %s, commit interval %" PRId64 " ms, cluster %s%s%s", k->eos ? "exactly_once" : "at_least_once",
 	      opt->commit_interval_ms, opt->bootstrap_servers, k->eos ? ", transactional id " : "",
 	      k->eos ? k->transactional_id : "");
@@ -747,6 +751,7 @@ out:
 	watchdog_begin("stopping");
 	/* Leaving the group first; the revocation commits nothing more now. */
 	bool destroy_consumer = true;
+	uint64_t fetch_wakes = kafka_waker_stop(k);
 	if (k->consumer) {
 		k->failed = k->failed || k->fatal || status != STOAT_EXIT_OK;
 		watchdog_stage("leaving the consumer group");
@@ -785,7 +790,8 @@ out:
 							   k->state ? stoat_state_flush_ctx(k->state) : NULL);
 		stoat_print_summary(stderr, &k->driver, &total);
 		if (opt->stats)
-			kafka_log(k, "commits %" PRIu64 ", aborted transactions %" PRIu64, k->commits, k->aborts);
+			kafka_log(k, "commits %" PRIu64 ", aborted transactions %" PRIu64 ", fetch wakes %" PRIu64,
+				  k->commits, k->aborts, fetch_wakes);
 		for (size_t i = 0; i < app->source_count; i++)
 			stoat_ctx_free(&k->tasks[i]);
 	}
