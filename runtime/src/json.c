@@ -347,14 +347,15 @@ static inline const unsigned char *json_plain_run(const unsigned char *p, const 
 /*
  * Checks the string whose opening quote is at j->p and finds its end,
  * without decoding: every escape is well-formed (surrogates paired), no raw
- * control characters, the bytes are UTF-8.  On success j->p is past the
- * closing quote, *body_end at it, and *escaped says whether decoding is
- * needed.
+ * control characters, the bytes are UTF-8.  The bytes before `from` are
+ * known to be plain (json_scan_string looked at them).  On success j->p is
+ * past the closing quote, *body_end at it, and *escaped says whether
+ * decoding is needed.
  */
-static bool json_scan_string(stoat_json *j, const char **body_end, bool *escaped)
+static bool json_scan_string_slow(stoat_json *j, const unsigned char *from, const char **body_end, bool *escaped)
 {
 	assert(j->p < j->end && *j->p == '"');
-	const unsigned char *p = (const unsigned char *)j->p + 1;
+	const unsigned char *p = from;
 	const unsigned char *end = (const unsigned char *)j->end;
 	*escaped = false;
 	for (;;) {
@@ -419,6 +420,38 @@ static bool json_scan_string(stoat_json *j, const char **body_end, bool *escaped
 	*body_end = (const char *)p;
 	j->p = (const char *)p + 1;
 	return true;
+}
+
+/*
+ * json_scan_string_slow's result for the string at j->p.  Most strings are
+ * short and plain (every member name, most values): with SSE2, one
+ * 16-byte compare finds the closing quote of one under 16 bytes with
+ * nothing to check, here, inline, without the call; the rest go on from
+ * where this left off.
+ */
+static inline bool json_scan_string(stoat_json *j, const char **body_end, bool *escaped)
+{
+	assert(j->p < j->end && *j->p == '"');
+	const unsigned char *p = (const unsigned char *)j->p + 1;
+#if defined(__SSE2__)
+	if ((const unsigned char *)j->end - p >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+							     _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+					       _mm_cmpgt_epi8(_mm_set1_epi8(0x20), x));
+		unsigned mask = (unsigned)_mm_movemask_epi8(special);
+		if (!mask)
+			return json_scan_string_slow(j, p + 16, body_end, escaped);
+		p += __builtin_ctz(mask);
+		if (*p == '"') {
+			*escaped = false;
+			*body_end = (const char *)p;
+			j->p = (const char *)p + 1;
+			return true;
+		}
+	}
+#endif
+	return json_scan_string_slow(j, p, body_end, escaped);
 }
 
 /* Writes code point cp as UTF-8 at o; returns the bytes written. */
@@ -563,6 +596,31 @@ static bool json_integer(stoat_json *j, int64_t min, int64_t max, const char *ty
 {
 	stoat_json_ws(j);
 	const char *start = j->p;
+	/*
+	 * The common case in one pass: -?[1-9][0-9]{0,17} or 0, followed by
+	 * neither a fraction, an exponent nor another digit.  18 digits
+	 * cannot overflow an int64_t; anything else (longer, a leading zero,
+	 * not a number) takes the checked path below.
+	 */
+	{
+		const char *p = start, *end = j->end;
+		bool negative = p < end && *p == '-';
+		p += negative;
+		const char *digits = p;
+		int64_t v = 0;
+		while (p < end && p - digits < 18 && *p >= '0' && *p <= '9')
+			v = v * 10 + (*p++ - '0');
+		size_t n = (size_t)(p - digits);
+		if (n > 0 && (n == 1 || *digits != '0') &&
+		    (p >= end || ((*p < '0' || *p > '9') && *p != '.' && *p != 'e' && *p != 'E'))) {
+			v = negative ? -v : v;
+			if (v >= min && v <= max) {
+				j->p = p;
+				*out = v;
+				return true;
+			}
+		}
+	}
 	char prefix[240];
 	bool integral;
 	if (!json_scan_number(j, &integral))
