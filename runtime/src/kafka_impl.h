@@ -255,6 +255,7 @@ ssize_t kafka_order_poll(stoat_kafka *k);
 
 /* Runs records rk[0..n) of partition p through its source's pipeline. */
 void kafka_run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_message_t **rk, size_t n);
+void kafka_load_headers(stoat_driver *d, stoat_ctx *cx, stoat_msg *m);
 
 /* Handles an error event from a consumer queue (EOF aside). */
 void kafka_consumer_event(stoat_kafka *k, rd_kafka_message_t *r);
