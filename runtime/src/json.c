@@ -233,7 +233,10 @@ bool stoat_json_object_next(stoat_json *j, bool *first, stoat_str *name)
 		return stoat_json_fail(j, *first ? "a string or '}'" : "a string");
 	if (!stoat_json_string(j, name))
 		return false;
-	if (!json_expect(j, ':', "':'"))
+	/* The colon, usually right after the name (compact JSON). */
+	if (j->p < j->end && *j->p == ':')
+		j->p++;
+	else if (!json_expect(j, ':', "':'"))
 		return false;
 	*first = false;
 	return true;

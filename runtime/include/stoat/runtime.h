@@ -1223,9 +1223,12 @@ static inline void stoat_json_init(stoat_json *j, stoat_ctx *cx, stoat_str s)
 	j->depth = 0;
 }
 
+/* Skips JSON whitespace.  All four bytes are <= ' ', so the usual case,
+ * a value or a delimiter next, costs one comparison. */
 static inline void stoat_json_ws(stoat_json *j)
 {
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
+	while (j->p < j->end && (unsigned char)*j->p <= ' ' &&
+	       (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
 		j->p++;
 }
 
