@@ -207,6 +207,8 @@ bool stoat_json_array_begin(stoat_json *j)
 	return json_open(j, '[', "an array", "'['");
 }
 
+static inline bool json_string_at(stoat_json *j, stoat_str *out);
+
 /*
  * Moves to the next member of an object: the name goes to *name and the
  * ':' is consumed, leaving the reader at the value.  Returns false after
@@ -231,7 +233,7 @@ bool stoat_json_object_next(stoat_json *j, bool *first, stoat_str *name)
 	}
 	if (j->p >= j->end || *j->p != '"')
 		return stoat_json_fail(j, *first ? "a string or '}'" : "a string");
-	if (!stoat_json_string(j, name))
+	if (!json_string_at(j, name))
 		return false;
 	/* The colon, usually right after the name (compact JSON). */
 	if (j->p < j->end && *j->p == ':')
@@ -524,11 +526,11 @@ static stoat_str json_unescape(stoat_arena *a, const char *p, const char *end)
 }
 
 /* Reads a string: a slice of the input, or decoded into the arena. */
-bool stoat_json_string(stoat_json *j, stoat_str *out)
+/* The string whose opening quote is at j->p, decoded if it has escapes:
+ * stoat_json_string's work once it has found the quote, inline in both it
+ * and stoat_json_object_next (every member name). */
+static inline bool json_string_at(stoat_json *j, stoat_str *out)
 {
-	stoat_json_ws(j);
-	if (j->p >= j->end || *j->p != '"')
-		return json_wrong_type(j, "a string", "a string");
 	const char *body = j->p + 1;
 	const char *body_end;
 	bool escaped;
@@ -539,6 +541,14 @@ bool stoat_json_string(stoat_json *j, stoat_str *out)
 	else
 		*out = (stoat_str){ body, (size_t)(body_end - body) };
 	return true;
+}
+
+bool stoat_json_string(stoat_json *j, stoat_str *out)
+{
+	stoat_json_ws(j);
+	if (j->p >= j->end || *j->p != '"')
+		return json_wrong_type(j, "a string", "a string");
+	return json_string_at(j, out);
 }
 
 /*
