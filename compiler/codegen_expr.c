@@ -340,6 +340,22 @@ static char *emit_comprehension(Gen *g, Node *e)
 	return xasprintf("((%s){ %s.data, %s.len })", type_c(e->type), vec, vec);
 }
 
+/*
+ * The standard library's functions that are a field read or a cast
+ * (stdlib/std.c): the expression itself, with no call and no error check
+ * (they cannot fail).  `fmt` takes the one argument as an operand; a cast
+ * is a compound, parenthesised where it is an operand.
+ */
+static const struct {
+	const char *cname, *fmt;
+	Form form;
+} inline_std[] = {
+	{ "stoat_std_len", "(int64_t)%s.len", F_OPERAND },
+	{ "stoat_std_len_bytes", "(int64_t)%s.len", F_OPERAND },
+	{ "stoat_std_to_f64", "(double)%s", F_COMPOUND },
+	{ "stoat_std_to_i64_i32", "(int64_t)%s", F_COMPOUND },
+};
+
 /* A call of an extern or a built-in (len, get). */
 static CExpr *emit_call(Gen *g, Node *e)
 {
@@ -351,6 +367,9 @@ static CExpr *emit_call(Gen *g, Node *e)
 		return cexpr(F_OPERAND, xasprintf("%s(%s, %s)", need(g, H_GET, e->list->type, FMT_JSON), a, i));
 	}
 	Node *d = e->decl;
+	for (size_t i = 0; i < sizeof inline_std / sizeof inline_std[0]; i++)
+		if (d->cname && strcmp(d->cname, inline_std[i].cname) == 0 && e->list && !e->list->next)
+			return cexpr(inline_std[i].form, xasprintf(inline_std[i].fmt, emit_as(g, e->list, d->list->type)));
 	size_t cap = 128, len = 0;
 	char *s = xmalloc(cap);
 	len += (size_t)snprintf(s, cap, "%s(cx", d->cname);

@@ -1419,6 +1419,7 @@ stoat_opt_str stoat_std_record_header(stoat_ctx *cx, stoat_str name)
 	stoat_opt_str r = { false, { NULL, 0 } };
 	if (!have_msg(cx, "record_header"))
 		return r;
+	stoat_msg_load_headers(cx, cx->msg);
 	for (size_t i = cx->msg->header_count; i-- > 0;) {
 		const stoat_header *h = &cx->msg->headers[i];
 		if (stoat_str_eq(h->key, name)) {

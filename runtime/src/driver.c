@@ -14,6 +14,21 @@
 #include <string.h>
 
 
+/*
+ * stoat_msg_load_headers' conversion (runtime.h).  The records a driver
+ * hands to a pipeline are its own, writable array (k->batch), read-only
+ * to the pipeline only: converting them in place is the driver's right.
+ */
+void stoat_msg_load_headers_slow(stoat_ctx *cx, const stoat_msg *m)
+{
+	stoat_msg *own = (stoat_msg *)m;
+	if (cx->driver && cx->driver->ops && cx->driver->ops->load_headers) {
+		cx->driver->ops->load_headers(cx->driver, cx, own);
+		return;
+	}
+	own->lazy_headers = NULL; /* nobody to convert them: none */
+}
+
 /* A context for app under d: see driver.h. */
 void stoat_ctx_init(stoat_ctx *cx, const stoat_app *app, stoat_driver *d)
 {

@@ -49,6 +49,13 @@ typedef struct stoat_driver_ops {
 	 */
 	bool (*changelog_write)(stoat_driver *d, stoat_ctx *cx, stoat_store_part *p, stoat_str key, stoat_str value);
 	/*
+	 * Converts the headers of record m, which the driver handed over with
+	 * m->lazy_headers set (its own record), into m->headers (in cx's
+	 * arena) and m->header_count, and clears lazy_headers.  NULL: the
+	 * driver always converts them up front.
+	 */
+	void (*load_headers)(stoat_driver *d, stoat_ctx *cx, stoat_msg *m);
+	/*
 	 * True: the driver opens (and restores) every store partition when
 	 * its input partition is assigned, so a record meeting an unopened
 	 * one is an internal error.  False: partitions open on first use.

@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Nesting deeper than this is refused (skip recurses once per level). */
 #define STOAT_JSON_MAX_DEPTH 64
@@ -204,6 +207,8 @@ bool stoat_json_array_begin(stoat_json *j)
 	return json_open(j, '[', "an array", "'['");
 }
 
+static inline bool json_string_at(stoat_json *j, stoat_str *out);
+
 /*
  * Moves to the next member of an object: the name goes to *name and the
  * ':' is consumed, leaving the reader at the value.  Returns false after
@@ -228,9 +233,12 @@ bool stoat_json_object_next(stoat_json *j, bool *first, stoat_str *name)
 	}
 	if (j->p >= j->end || *j->p != '"')
 		return stoat_json_fail(j, *first ? "a string or '}'" : "a string");
-	if (!stoat_json_string(j, name))
+	if (!json_string_at(j, name))
 		return false;
-	if (!json_expect(j, ':', "':'"))
+	/* The colon, usually right after the name (compact JSON). */
+	if (j->p < j->end && *j->p == ':')
+		j->p++;
+	else if (!json_expect(j, ':', "':'"))
 		return false;
 	*first = false;
 	return true;
@@ -296,33 +304,69 @@ static inline bool json_word_special(uint64_t x)
 }
 
 /*
+ * The first byte in [p, end) that json_word_special would flag, or end.
+ * With SSE2 (every x86-64) 32 and then 16 bytes a compare: a JSON text is
+ * mostly string bodies (a ~1 KiB event spends most of its reading time
+ * here), and a vector compare finds the end of a plain run about three
+ * times faster than the 8-byte SWAR test, which is what other targets use.
+ */
+static inline const unsigned char *json_plain_run(const unsigned char *p, const unsigned char *end)
+{
+#if defined(__SSE2__)
+	const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+	/* Special: a quote, a backslash, or below 0x20 as a signed byte (a
+	 * control byte, or non-ASCII: 0x80-0xff are negative). */
+#define JSON_SPECIAL(x)                                                                                      \
+	_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8((x), quote), _mm_cmpeq_epi8((x), backslash)),              \
+		     _mm_cmpgt_epi8(space, (x)))
+	while (end - p >= 32) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+		unsigned mask = (unsigned)_mm_movemask_epi8(JSON_SPECIAL(a)) |
+				(unsigned)_mm_movemask_epi8(JSON_SPECIAL(b)) << 16;
+		if (mask)
+			return p + __builtin_ctz(mask);
+		p += 32;
+	}
+	if (end - p >= 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned mask = (unsigned)_mm_movemask_epi8(JSON_SPECIAL(a));
+		if (mask)
+			return p + __builtin_ctz(mask);
+		p += 16;
+	}
+#undef JSON_SPECIAL
+#endif
+	while (end - p >= 8) {
+		uint64_t x;
+		memcpy(&x, p, sizeof x);
+		if (json_word_special(x))
+			break;
+		p += 8;
+	}
+	while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+		p++;
+	return p;
+}
+
+/*
  * Checks the string whose opening quote is at j->p and finds its end,
  * without decoding: every escape is well-formed (surrogates paired), no raw
- * control characters, the bytes are UTF-8.  On success j->p is past the
- * closing quote, *body_end at it, and *escaped says whether decoding is
- * needed.
+ * control characters, the bytes are UTF-8.  The bytes before `from` are
+ * known to be plain (json_scan_string looked at them).  On success j->p is
+ * past the closing quote, *body_end at it, and *escaped says whether
+ * decoding is needed.
  */
-static bool json_scan_string(stoat_json *j, const char **body_end, bool *escaped)
+static bool json_scan_string_slow(stoat_json *j, const unsigned char *from, const char **body_end, bool *escaped)
 {
 	assert(j->p < j->end && *j->p == '"');
-	const unsigned char *p = (const unsigned char *)j->p + 1;
+	const unsigned char *p = from;
 	const unsigned char *end = (const unsigned char *)j->end;
 	*escaped = false;
 	for (;;) {
-		/*
-		 * Eight bytes at a time while none is special: a quote, a
-		 * backslash, a control byte or a non-ASCII byte (SWAR tests that
-		 * may report false positives, never false negatives).
-		 */
-		while (end - p >= 8) {
-			uint64_t x;
-			memcpy(&x, p, sizeof x);
-			if (json_word_special(x))
-				break;
-			p += 8;
-		}
-		while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
-			p++;
+		/* Past the plain bytes: not a quote, a backslash, a control
+		 * byte or a non-ASCII byte. */
+		p = json_plain_run(p, end);
 		if (p >= end) {
 			j->p = (const char *)p;
 			return stoat_json_fail(j, "'\"' to close the string");
@@ -381,6 +425,38 @@ static bool json_scan_string(stoat_json *j, const char **body_end, bool *escaped
 	*body_end = (const char *)p;
 	j->p = (const char *)p + 1;
 	return true;
+}
+
+/*
+ * json_scan_string_slow's result for the string at j->p.  Most strings are
+ * short and plain (every member name, most values): with SSE2, one
+ * 16-byte compare finds the closing quote of one under 16 bytes with
+ * nothing to check, here, inline, without the call; the rest go on from
+ * where this left off.
+ */
+static inline bool json_scan_string(stoat_json *j, const char **body_end, bool *escaped)
+{
+	assert(j->p < j->end && *j->p == '"');
+	const unsigned char *p = (const unsigned char *)j->p + 1;
+#if defined(__SSE2__)
+	if ((const unsigned char *)j->end - p >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+							     _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+					       _mm_cmpgt_epi8(_mm_set1_epi8(0x20), x));
+		unsigned mask = (unsigned)_mm_movemask_epi8(special);
+		if (!mask)
+			return json_scan_string_slow(j, p + 16, body_end, escaped);
+		p += __builtin_ctz(mask);
+		if (*p == '"') {
+			*escaped = false;
+			*body_end = (const char *)p;
+			j->p = (const char *)p + 1;
+			return true;
+		}
+	}
+#endif
+	return json_scan_string_slow(j, p, body_end, escaped);
 }
 
 /* Writes code point cp as UTF-8 at o; returns the bytes written. */
@@ -450,11 +526,11 @@ static stoat_str json_unescape(stoat_arena *a, const char *p, const char *end)
 }
 
 /* Reads a string: a slice of the input, or decoded into the arena. */
-bool stoat_json_string(stoat_json *j, stoat_str *out)
+/* The string whose opening quote is at j->p, decoded if it has escapes:
+ * stoat_json_string's work once it has found the quote, inline in both it
+ * and stoat_json_object_next (every member name). */
+static inline bool json_string_at(stoat_json *j, stoat_str *out)
 {
-	stoat_json_ws(j);
-	if (j->p >= j->end || *j->p != '"')
-		return json_wrong_type(j, "a string", "a string");
 	const char *body = j->p + 1;
 	const char *body_end;
 	bool escaped;
@@ -465,6 +541,14 @@ bool stoat_json_string(stoat_json *j, stoat_str *out)
 	else
 		*out = (stoat_str){ body, (size_t)(body_end - body) };
 	return true;
+}
+
+bool stoat_json_string(stoat_json *j, stoat_str *out)
+{
+	stoat_json_ws(j);
+	if (j->p >= j->end || *j->p != '"')
+		return json_wrong_type(j, "a string", "a string");
+	return json_string_at(j, out);
 }
 
 /*
@@ -525,6 +609,31 @@ static bool json_integer(stoat_json *j, int64_t min, int64_t max, const char *ty
 {
 	stoat_json_ws(j);
 	const char *start = j->p;
+	/*
+	 * The common case in one pass: -?[1-9][0-9]{0,17} or 0, followed by
+	 * neither a fraction, an exponent nor another digit.  18 digits
+	 * cannot overflow an int64_t; anything else (longer, a leading zero,
+	 * not a number) takes the checked path below.
+	 */
+	{
+		const char *p = start, *end = j->end;
+		bool negative = p < end && *p == '-';
+		p += negative;
+		const char *digits = p;
+		int64_t v = 0;
+		while (p < end && p - digits < 18 && *p >= '0' && *p <= '9')
+			v = v * 10 + (*p++ - '0');
+		size_t n = (size_t)(p - digits);
+		if (n > 0 && (n == 1 || *digits != '0') &&
+		    (p >= end || ((*p < '0' || *p > '9') && *p != '.' && *p != 'e' && *p != 'E'))) {
+			v = negative ? -v : v;
+			if (v >= min && v <= max) {
+				j->p = p;
+				*out = v;
+				return true;
+			}
+		}
+	}
 	char prefix[240];
 	bool integral;
 	if (!json_scan_number(j, &integral))

@@ -261,6 +261,7 @@ uint64_t kafka_waker_stop(stoat_kafka *k);
 void kafka_waker_note(stoat_kafka *k, rd_kafka_queue_t *q, size_t taken, size_t asked, size_t bytes);
 
 void kafka_run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_message_t **rk, size_t n);
+void kafka_load_headers(stoat_driver *d, stoat_ctx *cx, stoat_msg *m);
 
 /* Handles an error event from a consumer queue (EOF aside). */
 void kafka_consumer_event(stoat_kafka *k, rd_kafka_message_t *r);

@@ -35,8 +35,10 @@ enum { DELIVERY_ERRORS_SHOWN = 5 };
  * earlier check, a record over message.max.bytes, a full queue, the
  * partitioner), so freeing it here after any error frees it once.
  */
-static rd_kafka_headers_t *record_headers(const stoat_msg *m, const stoat_header *extra, size_t extra_count)
+static rd_kafka_headers_t *record_headers(stoat_ctx *cx, const stoat_msg *m, const stoat_header *extra,
+					  size_t extra_count)
 {
+	stoat_msg_load_headers(cx, m);
 	size_t count = m->header_count + extra_count;
 	if (count == 0)
 		return NULL;
@@ -149,7 +151,7 @@ static bool produce(stoat_kafka *k, stoat_ctx *cx, rd_kafka_topic_t *rkt, const 
 		vu[n++].u.ptr = opaque;
 	}
 	/* Headers travel with the record, as in Kafka Streams. */
-	rd_kafka_headers_t *hdrs = opaque ? NULL : record_headers(m, extra, extra_count);
+	rd_kafka_headers_t *hdrs = opaque ? NULL : record_headers(cx, m, extra, extra_count);
 	if (hdrs) {
 		vu[n].vtype = RD_KAFKA_VTYPE_HEADERS;
 		vu[n++].u.headers = hdrs;
@@ -291,5 +293,6 @@ const stoat_driver_ops kafka_driver_ops = {
 	.emit = kafka_emit,
 	.dead_letter = kafka_dead_letter,
 	.changelog_write = kafka_changelog_write,
+	.load_headers = kafka_load_headers,
 	.opens_parts_on_assignment = true,
 };

@@ -183,24 +183,12 @@ void kafka_run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_mess
 		m->timestamp = rd_kafka_message_timestamp(r, &tt);
 		m->key = (stoat_str){ r->key, r->key ? r->key_len : 0 };
 		m->value = (stoat_str){ r->payload, r->payload ? r->len : 0 };
+		/* Headers only when used (kafka_load_headers): librdkafka parses
+		 * them into a malloc'd list per record on first access, a cost
+		 * every record paid here though most never read or forward one. */
 		m->headers = NULL;
 		m->header_count = 0;
-		rd_kafka_headers_t *hdrs;
-		if (rd_kafka_message_headers(r, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-			size_t count = rd_kafka_header_cnt(hdrs);
-			stoat_header *h = stoat_arena_alloc(&cx->arena, count * sizeof *h);
-			for (size_t j = 0; j < count; j++) {
-				const char *name;
-				const void *val;
-				size_t size;
-				if (rd_kafka_header_get_all(hdrs, j, &name, &val, &size) != RD_KAFKA_RESP_ERR_NO_ERROR)
-					break;
-				h[j].key = (stoat_str){ name, strlen(name) };
-				h[j].value = (stoat_str){ val, val ? size : 0 };
-				m->header_count = j + 1;
-			}
-			m->headers = h;
-		}
+		m->lazy_headers = r;
 	}
 	cx->source = &k->app->sources[p->source];
 	cx->msg = NULL;
@@ -221,6 +209,36 @@ void kafka_run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_mess
 	}
 	p->next_offset = rk[n - 1]->offset + 1;
 	k->dirty = true;
+}
+
+/*
+ * The driver's load_headers (driver.h): the headers of m's librdkafka
+ * record, into cx's arena (names and values stay librdkafka's, valid
+ * while the record is, which is the whole batch).
+ */
+void kafka_load_headers(stoat_driver *d, stoat_ctx *cx, stoat_msg *m)
+{
+	(void)d;
+	const rd_kafka_message_t *r = m->lazy_headers;
+	m->lazy_headers = NULL;
+	m->headers = NULL;
+	m->header_count = 0;
+	rd_kafka_headers_t *hdrs;
+	if (rd_kafka_message_headers(r, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR)
+		return;
+	size_t count = rd_kafka_header_cnt(hdrs);
+	stoat_header *h = stoat_arena_alloc(&cx->arena, count * sizeof *h);
+	for (size_t j = 0; j < count; j++) {
+		const char *name;
+		const void *val;
+		size_t size;
+		if (rd_kafka_header_get_all(hdrs, j, &name, &val, &size) != RD_KAFKA_RESP_ERR_NO_ERROR)
+			break;
+		h[j].key = (stoat_str){ name, strlen(name) };
+		h[j].value = (stoat_str){ val, val ? size : 0 };
+		m->header_count = j + 1;
+	}
+	m->headers = h;
 }
 
 /* Handles an error event from a consumer queue. */

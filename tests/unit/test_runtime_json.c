@@ -6,6 +6,7 @@
 #include "internal.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static stoat_ctx cx;
@@ -65,6 +66,56 @@ START_TEST(test_string_escapes)
 	expect_string("\"\\ud83d\\ude00!\"", "\xf0\x9f\x98\x80!", 5);
 	expect_string("\"\xf0\x9f\x98\x80\"", "\xf0\x9f\x98\x80", 4);
 	expect_string("\"\"", "", 0);
+}
+END_TEST
+
+/*
+ * The plain-run scan takes 32, 16 and 8 bytes at a time: a special byte at
+ * every offset of a long run, and runs ending at every length, are found
+ * where they are (the closing quote, an escape, a control byte, UTF-8 and
+ * invalid UTF-8), whichever block it falls in.
+ */
+START_TEST(test_string_special_at_every_offset)
+{
+	char text[128], want[128];
+	stoat_str s;
+	for (size_t i = 0; i < 80; i++) {
+		/* i plain bytes, then the closing quote (a string of length i). */
+		memset(want, 'a' + (int)(i % 26), i);
+		text[0] = '"';
+		memcpy(text + 1, want, i);
+		memcpy(text + 1 + i, "\"", 2);
+		expect_string(text, want, i);
+		/* A newline escape at i, 20 plain bytes after it. */
+		memset(text + 1, 'x', i);
+		memcpy(text + 1 + i, "\\n", 2);
+		memset(text + 3 + i, 'y', 20);
+		memcpy(text + 23 + i, "\"", 2);
+		memset(want, 'x', i);
+		want[i] = '\n';
+		memset(want + i + 1, 'y', 20);
+		expect_string(text, want, i + 21);
+		/* U+00E9 (2 bytes of UTF-8) at i passes through. */
+		memcpy(text + 1 + i, "\xc3\xa9", 2);
+		memcpy(want + i, "\xc3\xa9", 2);
+		memset(want + i + 2, 'y', 19);
+		memcpy(text + 3 + i, "yyyyyyyyyyyyyyyyyyy\"", 21);
+		expect_string(text, want, i + 21);
+		/* A raw control byte at i: an error at its byte (the quote is byte 0). */
+		text[1 + i] = '\t';
+		open_json(text);
+		ck_assert(!stoat_json_string(&j, &s));
+		char msg[120];
+		snprintf(msg, sizeof msg, "invalid JSON at byte %zu: expected an escape sequence instead of a control character",
+			 i + 1);
+		expect_error(msg);
+		/* A byte that starts no UTF-8 sequence at i. */
+		text[1 + i] = (char)0xff;
+		open_json(text);
+		ck_assert(!stoat_json_string(&j, &s));
+		snprintf(msg, sizeof msg, "invalid JSON at byte %zu: expected valid UTF-8", i + 1);
+		expect_error(msg);
+	}
 }
 END_TEST
 
@@ -434,6 +485,7 @@ static Suite *json_suite(void)
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, test_string_slice);
 	tcase_add_test(tc, test_string_escapes);
+	tcase_add_test(tc, test_string_special_at_every_offset);
 	tcase_add_test(tc, test_string_errors);
 	tcase_add_test(tc, test_wrong_type_names_the_field);
 	tcase_add_test(tc, test_integers);

@@ -226,6 +226,14 @@ typedef struct stoat_msg {
 	stoat_str value;   /* ptr NULL: null value (tombstone) */
 	const stoat_header *headers;
 	size_t header_count;
+	/*
+	 * Non-NULL: the driver has not converted the record's headers yet
+	 * (headers and header_count are then not set), because most records
+	 * never need them and reading them costs a parse and an allocation
+	 * per record; this is the driver's own record, and
+	 * stoat_msg_load_headers() converts them.
+	 */
+	const void *lazy_headers;
 } stoat_msg;
 
 /* How a key or value is laid out in Kafka's bytes. */
@@ -252,6 +260,15 @@ typedef enum stoat_policy {
 } stoat_policy;
 
 typedef struct stoat_ctx stoat_ctx;
+
+/* Sets m's headers and header_count if the driver left them for later
+ * (m is the driver's, only read-only to pipelines). */
+void stoat_msg_load_headers_slow(stoat_ctx *cx, const stoat_msg *m);
+static inline void stoat_msg_load_headers(stoat_ctx *cx, const stoat_msg *m)
+{
+	if (STOAT_UNLIKELY(m->lazy_headers != NULL))
+		stoat_msg_load_headers_slow(cx, m);
+}
 
 /* A pipeline entry point: processes msgs[0..n) read from one partition. */
 typedef void (*stoat_pipeline_fn)(stoat_ctx *cx, const stoat_msg *msgs, size_t n);
@@ -1206,9 +1223,12 @@ static inline void stoat_json_init(stoat_json *j, stoat_ctx *cx, stoat_str s)
 	j->depth = 0;
 }
 
+/* Skips JSON whitespace.  All four bytes are <= ' ', so the usual case,
+ * a value or a delimiter next, costs one comparison. */
 static inline void stoat_json_ws(stoat_json *j)
 {
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
+	while (j->p < j->end && (unsigned char)*j->p <= ' ' &&
+	       (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
 		j->p++;
 }
 
