@@ -12,9 +12,13 @@
  *                  commit_transaction (EOS v2).
  *
  * Same client settings as the driver (cooperative-sticky, read_committed,
- * queued.min.messages, max.partition.fetch.bytes, fetch.wait.max.ms,
- * idempotence, acks=all, zstd, linger.ms=5, batch.num.messages,
- * murmur2_random, ...), the same batch
+ * max.partition.fetch.bytes, fetch.wait.max.ms, idempotence, acks=all,
+ * zstd, linger.ms=5, batch.num.messages, murmur2_random, ...) but the
+ * fetch queue: the driver's default queues 20,000 records and wakes
+ * librdkafka's fetcher itself (runtime/src/kafka_wake.c); the limit, with
+ * no waker, keeps the 200,000 records / 128 MiB the driver had before,
+ * which never runs dry at these rates (the memory that costs is not what
+ * the limit measures).  The same batch
  * consumption (rd_kafka_consume_batch_queue, 1000 records, 100 ms), and
  * each record's key, value, timestamp and headers copied to the output
  * (RD_KAFKA_MSG_F_COPY: librdkafka cannot hand a consumed payload to the
