@@ -184,6 +184,20 @@ static bool produce(stoat_kafka *k, stoat_ctx *cx, rd_kafka_topic_t *rkt, const 
 			}
 			cx->abandoned = true;
 			stoat_error(cx, "producer failed");
+		} else if (k->eos && code == RD_KAFKA_RESP_ERR__STATE) {
+			/*
+			 * The transaction is in an abortable error state (outputs
+			 * of it failed delivery, say the broker was away longer than
+			 * message.timeout.ms), so librdkafka takes no more records
+			 * into it.  Not the record's fault, nor fatal: the batch is
+			 * abandoned and the main loop aborts the transaction and
+			 * rewinds, as after the delivery failure itself.
+			 */
+			if (!k->delivery_error[0])
+				snprintf(k->delivery_error, sizeof k->delivery_error, "cannot write %s to topic %s: %s", what,
+					 name, rd_kafka_error_string(e));
+			cx->abandoned = true;
+			stoat_error(cx, "the transaction must be aborted");
 		} else {
 			write_failed(k, cx, what, name, partition, e);
 		}
