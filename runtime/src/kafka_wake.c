@@ -73,9 +73,11 @@ static void *waker_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 		/* The answer does not matter, nor does an error (a partition
 		 * revoked or a leader moving meanwhile): only the request's
-		 * arrival at the broker thread does. */
+		 * arrival at the broker thread does.  A short timeout: a stop
+		 * waits for a wake in flight (kafka_waker_stop), and one sent
+		 * as the cluster went away would otherwise hold it up. */
 		int64_t low, high;
-		(void)rd_kafka_query_watermark_offsets(w->consumer, topic, partition, &low, &high, 5000);
+		(void)rd_kafka_query_watermark_offsets(w->consumer, topic, partition, &low, &high, 1000);
 		pthread_mutex_lock(&w->lock);
 	}
 	pthread_mutex_unlock(&w->lock);
