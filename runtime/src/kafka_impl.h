@@ -251,16 +251,30 @@ void kafka_order_hold(stoat_kafka *k, kafka_partition *p, rd_kafka_message_t *r)
 ssize_t kafka_order_poll(stoat_kafka *k);
 
 /* ------------------------------------------------------------------ */
+/* kafka_wake.c                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Whether librdkafka waits a fixed second before looking at a full fetch
+ * queue again (before 2.2), so that the driver wakes it itself. */
+bool kafka_fetch_wait_is_fixed(void);
+
+/* Starts the fetch waker for k's consumer where librdkafka needs one;
+ * stops it (before the consumer is closed), returning the wakes sent. */
+void kafka_waker_start(stoat_kafka *k);
+uint64_t kafka_waker_stop(stoat_kafka *k);
+
+/* After taking `taken` records (`bytes` of payload) from q when `asked`
+ * were asked for: wakes the fetcher if q ran low after being full. */
+void kafka_waker_note(stoat_kafka *k, rd_kafka_queue_t *q, size_t taken, size_t asked, size_t bytes);
+
+/* ------------------------------------------------------------------ */
 /* kafka_run.c                                                         */
 /* ------------------------------------------------------------------ */
 
 /* Runs records rk[0..n) of partition p through its source's pipeline. */
-bool kafka_fetch_wait_is_fixed(void);
-void kafka_waker_start(stoat_kafka *k);
-uint64_t kafka_waker_stop(stoat_kafka *k);
-void kafka_waker_note(stoat_kafka *k, rd_kafka_queue_t *q, size_t taken, size_t asked, size_t bytes);
-
 void kafka_run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_message_t **rk, size_t n);
+
+/* The driver's load_headers (driver.h): m's librdkafka headers, converted. */
 void kafka_load_headers(stoat_driver *d, stoat_ctx *cx, stoat_msg *m);
 
 /* Handles an error event from a consumer queue (EOF aside). */

@@ -29,13 +29,12 @@
 #include "kafka_impl.h"
 
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The shortest time between two wakes: a queue of queued.min.messages
- * records takes longer than this to drain to half at any realistic rate,
- * and librdkafka needs a moment to fetch after a wake. */
+/* The shortest time between two wakes: the fetch one wake starts needs a
+ * moment (a round trip) to land, and a wake sooner would find it still in
+ * flight; it also bounds the requests a lagging consumer sends. */
 #define KAFKA_WAKE_INTERVAL_MS 20
 
 struct kafka_waker {
