@@ -58,7 +58,7 @@ def ratio(a, b):
 def main():
     ap = argparse.ArgumentParser()
     for opt in ("results", "out", "chart-data", "events", "rate", "seed", "partitions", "reps", "idle-ms",
-                "machine", "commit", "quick"):
+                "machine", "commit", "quick", "retries"):
         ap.add_argument("--" + opt, default="")
     a = ap.parse_args()
     rows = parse(a.results)
@@ -112,6 +112,11 @@ def main():
       "topics (its start-up and shutdown).")
     w("- Every output was checked against tests/nexmark/reference.py (worked out from the generated events "
       "alone); a run whose check failed stops the benchmark.")
+    retries = parse(a.retries) if a.retries and os.path.exists(a.retries) else []
+    if retries:
+        w("- Flink runs that died and ran once more (their figures are the second run's): %s."
+          % "; ".join("%s %s (rep %s; first run %s)" % (r["query"], r["input"], r["rep"], r["first"])
+                      for r in retries))
     w("")
     w("## Per query")
     w("")
