@@ -300,7 +300,7 @@ int build_binary(const BuildOptions *o)
 	arg(&a, "-Wl,--as-needed");
 	if (o->pgo == PGO_NONE)
 		arg(&a, lib);
-	/* librdkafka, RocksDB, libyaml and libm, as found by pkg-config when stoat was built. */
+	/* librdkafka, RocksDB, libyaml, libmicrohttpd and libm, as found by pkg-config when stoat was built. */
 	const char *libs = getenv("STOAT_RUNTIME_LIBS");
 	args_split(&a, libs && *libs ? libs : STOAT_RUNTIME_LIBS);
 

@@ -18,6 +18,8 @@
  *     state_memory: 512M            # RocksDB budget (default: the preset's)
  *     cache_max_bytes: 10M          # record cache of all stores; 0 turns it off
  *     on_state_mismatch: refuse     # or rebuild-changelog, reset (see state.h)
+ *     http: 9464                    # the operations endpoint on 127.0.0.1:9464 (http.h)
+ *     http_ready_max_lag: 10000     # /health/ready only within this lag
  *     kafka:              # both clients
  *       socket.timeout.ms: 10000
  *     consumer:
@@ -30,6 +32,7 @@
  * printed (stoat_kafka_prop_refused): the value of a refused property only
  * when librdkafka knows it and its name says nothing secret.
  */
+#include "http.h"
 #include "kafka.h"
 #include "rocks.h"
 #include "state.h"
@@ -97,6 +100,7 @@ static const char *const setting_names[] = {
 	"static_membership", "batch_size", "idle_exit", "idle_exit_ms", "max_task_idle", "repartition_purge_interval",
 	"state_dir",
 	"memory", "state_memory", "cache_max_bytes", "on_state_mismatch", "shutdown_timeout",
+	"http", "http_ready_max_lag",
 };
 
 /* Whether name is one of stoat's own settings. */
@@ -256,12 +260,35 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 				where, value);
 			return false;
 		}
+	} else if (strcmp(name, "http") == 0) {
+		if (!stoat_http_parse_listen(value, opt->http_address, sizeof opt->http_address, &opt->http_port)) {
+			fprintf(stderr,
+				"%s: error: %s: http must be off, PORT (on 127.0.0.1), ADDRESS:PORT or [IPV6]:PORT, with "
+				"PORT from 0 (any free one) to 65535, not '%s'\n",
+				prog, where, value);
+			return false;
+		}
+	} else if (strcmp(name, "http_ready_max_lag") == 0) {
+		char *end;
+		errno = 0;
+		long long v = strtoll(value, &end, 10);
+		if (strcmp(value, "none") == 0) {
+			opt->http_ready_max_lag = -1;
+		} else if (errno || end == value || *end || v < 0) {
+			fprintf(stderr, "%s: error: %s: http_ready_max_lag must be a number of records (0 or more) or none, "
+					"not '%s'\n",
+				prog, where, value);
+			return false;
+		} else {
+			opt->http_ready_max_lag = v;
+		}
 	} else {
 		assert(!known_setting(name)); /* setting_names lists one that has no branch here */
 		fprintf(stderr,
 			"%s: error: %s: unknown setting '%s' (settings: bootstrap_servers, guarantee, "
 			"commit_interval, instance_id, static_membership, on_error, batch_size, idle_exit, max_task_idle, "
-			"memory, state_dir, state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval, shutdown_timeout; "
+			"memory, state_dir, state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval, shutdown_timeout, "
+			"http, http_ready_max_lag; "
 			"librdkafka properties "
 			"go under kafka:, consumer: or producer:)\n",
 			prog, where_name, name);
@@ -490,6 +517,8 @@ static bool read_environment(stoat_kafka_options *opt, const char *prog)
 		{ "STOAT_REPARTITION_PURGE_INTERVAL", "repartition_purge_interval" },
 		{ "STOAT_SHUTDOWN_TIMEOUT", "shutdown_timeout" },
 		{ "STOAT_MAX_TASK_IDLE", "max_task_idle" },
+		{ "STOAT_HTTP", "http" },
+		{ "STOAT_HTTP_READY_MAX_LAG", "http_ready_max_lag" },
 	};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
 		const char *v = getenv(vars[i].env);
@@ -625,6 +654,8 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 	opt->cache_max_bytes = STOAT_CACHE_DEFAULT_BYTES;
 	opt->purge_interval_ms = 30000; /* Kafka Streams' repartition.purge.interval.ms */
 	opt->shutdown_timeout_ms = 20000; /* within Kubernetes' default 30 s grace period */
+	opt->http_port = -1;
+	opt->http_ready_max_lag = -1;
 	*rest = stoat_xcalloc((size_t)argc + 1, sizeof **rest);
 	*rest_count = 0;
 
@@ -647,6 +678,7 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 		{ "--cache-max-bytes", "cache_max_bytes" }, { "--on-state-mismatch", "on_state_mismatch" },
 		{ "--repartition-purge-interval", "repartition_purge_interval" },
 		{ "--shutdown-timeout", "shutdown_timeout" },
+		{ "--http", "http" }, { "--http-ready-max-lag", "http_ready_max_lag" },
 	};
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];

@@ -48,6 +48,9 @@ typedef struct stoat_kafka_options {
 	size_t cache_max_bytes;        /* record cache, all stores (0: off) */
 	stoat_state_mismatch on_state_mismatch; /* a checkpoint above its changelog's end */
 	bool stats;
+	char http_address[64];         /* run: the operations endpoint's address (http.h) ... */
+	int http_port;                 /* ... and port: -1 off (the default), 0 any free one */
+	int64_t http_ready_max_lag;    /* /health/ready only within this total lag (-1: no limit) */
 	stoat_kafka_prop *props;
 	size_t prop_count;
 } stoat_kafka_options;

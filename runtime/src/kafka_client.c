@@ -224,7 +224,8 @@ rd_kafka_t *kafka_new_consumer(stoat_kafka *k)
 		  kafka_conf_set(conf, k->prog, "topic.metadata.refresh.interval.ms", "5000") &&
 		  /* A task of several partitions waits for one with nothing
 		   * fetched until it is known to be at its end (kafka_order.c). */
-		  kafka_conf_set(conf, k->prog, "enable.partition.eof", k->ordered ? "true" : "false") &&
+		  kafka_conf_set(conf, k->prog, "enable.partition.eof",
+				 k->ordered || k->opt->http_port >= 0 ? "true" : "false") &&
 		  kafka_conf_set(conf, k->prog, "allow.auto.create.topics", "false") &&
 		  (kafka_fetch_wait_is_fixed() || kafka_conf_set(conf, k->prog, "fetch.queue.backoff.ms", "20"));
 	/*

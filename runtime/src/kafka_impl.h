@@ -14,12 +14,14 @@
  *   kafka_run.c        `run`: start-up, the poll loop, shutdown
  *   kafka_order.c      tasks of several partitions: smallest timestamp first
  *   kafka_tools.c      `load` and `dump`
+ *   kafka_http.c       the operations endpoint: snapshots, pause/resume
  *
  * Only kafka_*.c include this header (it pulls in librdkafka's).
  */
 #ifndef STOAT_RUNTIME_KAFKA_IMPL_H
 #define STOAT_RUNTIME_KAFKA_IMPL_H
 
+#include "http.h"
 #include "kafka.h"
 #include "state.h"
 
@@ -48,6 +50,8 @@ typedef struct kafka_partition {
 	bool at_end;                 /* its end was reached after the last record taken: lag 0 */
 	bool idling;                 /* at its end with nothing held, since ... */
 	int64_t idle_deadline_ms;    /* ... and holding the task up until then (max_task_idle) */
+	int64_t group_committed;     /* the group's offset read at assignment (endpoint on; -1: none) */
+	bool paused;                 /* paused for POST /pause (kafka_http.c) */
 } kafka_partition;
 
 /* The Kafka driver's state: stoat_driver first (see STOAT_CONTAINER_OF). */
@@ -107,6 +111,21 @@ struct stoat_kafka {
 	int64_t idle_wait_since_ms;  /* since when they had unprocessed records and no progress (0: not) */
 	int64_t idle_wait_committed; /* their committed offsets' sum then */
 	struct kafka_waker *waker;   /* wakes librdkafka's fetcher (kafka_wake.c), or NULL */
+	/* The operations endpoint (kafka_http.c); http NULL when it is off. */
+	stoat_http *http;
+	stoat_http_info http_info;
+	char *http_config_json;
+	int64_t http_published_ms;
+	unsigned http_generation;      /* the pause/resume requests applied */
+	bool *source_paused;           /* per source */
+	stoat_http_phase phase;
+	uint64_t *sink_produced;       /* per sink: records handed to the producer */
+	stoat_histogram *sink_e2e;     /* per sink: timestamp to produce (endpoint on) */
+	stoat_histogram *batch_seconds; /* per source: a pipeline run (endpoint on) */
+	stoat_histogram commit_seconds;
+	uint64_t rebalances;
+	uint64_t restored_records;
+	int64_t wall_ms;               /* the wall clock at the batch's start (endpoint on) */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -298,6 +317,30 @@ extern const stoat_driver_ops kafka_driver_ops;
 /* The producer's delivery report callback (opaque: the stoat_kafka):
  * prints failures, keeps the first in delivery_error. */
 void kafka_delivery_report(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque);
+
+/* ------------------------------------------------------------------ */
+/* kafka_http.c                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Starts the endpoint when the options ask for it; false after a message. */
+bool kafka_http_start(stoat_kafka *k, const char *instance_id);
+
+/* Hands the endpoint a snapshot, at most every STOAT_HTTP_PUBLISH_MS
+ * unless forced; nothing when it is off. */
+void kafka_http_publish(stoat_kafka *k, bool force);
+
+/* Applies pause and resume requests that came since the last call. */
+void kafka_http_control(stoat_kafka *k);
+
+/* After an assignment: pauses the new partitions of paused sources, and
+ * (endpoint on) reads the group's committed offsets of parts. */
+void kafka_http_assigned(stoat_kafka *k, rd_kafka_topic_partition_list_t *parts);
+
+/* Whether some source is paused (the idle exit waits then). */
+bool kafka_http_any_paused(const stoat_kafka *k);
+
+/* Stops the endpoint and frees what it used. */
+void kafka_http_stop(stoat_kafka *k);
 
 /* ------------------------------------------------------------------ */
 /* kafka_admin.c                                                       */

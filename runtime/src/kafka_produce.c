@@ -215,6 +215,9 @@ static bool kafka_emit(stoat_driver *d, stoat_ctx *cx, int sink, stoat_str topic
 	if (!produce(k, cx, rkt, NULL, topic, key, value, NULL, 0, RD_KAFKA_PARTITION_UA, cx->timestamp, NULL,
 		     "an output"))
 		return false;
+	k->sink_produced[sink]++;
+	if (k->http)
+		stoat_histogram_observe(&k->sink_e2e[sink], (double)(k->wall_ms - cx->timestamp) / 1000.0);
 	if (STOAT_UNLIKELY(!k->first_output_logged) && !k->app->sinks[sink].internal) {
 		/* Start-up time as users see it (and the benchmark measures). */
 		k->first_output_logged = true;

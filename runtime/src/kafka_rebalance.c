@@ -303,6 +303,7 @@ static bool restore_assigned(stoat_kafka *k, const rd_kafka_topic_partition_list
 	}
 	rd_kafka_topic_partition_list_destroy(l);
 	while (ok && pending > 0 && !kafka_stop_requested) {
+		kafka_http_publish(k, false);
 		rd_kafka_message_t *m = rd_kafka_consumer_poll(k->restorer, 500);
 		int64_t now = stoat_now_ms();
 		if (now - last_log >= 5000) {
@@ -339,9 +340,12 @@ static bool restore_assigned(stoat_kafka *k, const rd_kafka_topic_partition_list
 			if (!stoat_store_part_restore_record(j->part, key, value, m->offset, err, sizeof err)) {
 				kafka_log(k, "error: restoring %s[%" PRId32 "]: %s", j->topic, m->partition, err);
 				ok = false;
-			} else if (m->offset + 1 >= j->end) {
-				ok = restore_finish(k, j, start);
-				pending--;
+			} else {
+				k->restored_records++;
+				if (m->offset + 1 >= j->end) {
+					ok = restore_finish(k, j, start);
+					pending--;
+				}
 			}
 		}
 		rd_kafka_message_destroy(m);
@@ -393,6 +397,9 @@ void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_
 			if (k->ordered && p->source != SIZE_MAX && k->ordered[p->source])
 				kafka_order_take(k, rk, p);
 		}
+		if (k->phase != STOAT_HTTP_STOPPING)
+			k->phase = STOAT_HTTP_RESTORING;
+		kafka_http_publish(k, true);
 		if (!restore_assigned(k, parts) && !kafka_stop_requested) {
 			k->fatal = true;
 			kafka_stop_requested = 1;
@@ -410,6 +417,10 @@ void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_
 				rd_kafka_error_destroy(e);
 			}
 		}
+		kafka_http_assigned(k, parts);
+		if (k->phase != STOAT_HTTP_STOPPING)
+			k->phase = STOAT_HTTP_RUNNING;
+		kafka_http_publish(k, true);
 		/* Repartition records get their own queue: see poll_once. */
 		for (int i = 0; k->internal_queue && i < parts->cnt; i++) {
 			size_t src = kafka_source_of_topic(k->app, parts->elems[i].topic);
@@ -424,6 +435,7 @@ void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_
 		return;
 	}
 	if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+		k->rebalances++;
 		bool lost = rd_kafka_assignment_lost(rk);
 		if (lost) {
 			/* Another instance owns them already: committing would be wrong. */

@@ -193,7 +193,13 @@ void kafka_run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_mess
 	cx->source = &k->app->sources[p->source];
 	cx->msg = NULL;
 	cx->error = false;
-	cx->source->pipeline(cx, k->batch, n);
+	if (k->http) {
+		double t0 = stoat_now_seconds();
+		cx->source->pipeline(cx, k->batch, n);
+		stoat_histogram_observe(&k->batch_seconds[p->source], stoat_now_seconds() - t0);
+	} else {
+		cx->source->pipeline(cx, k->batch, n);
+	}
 	cx->msg = NULL;
 	stoat_arena_reset(&cx->arena);
 	if (cx->abandoned) {
@@ -244,8 +250,13 @@ void kafka_load_headers(stoat_driver *d, stoat_ctx *cx, stoat_msg *m)
 /* Handles an error event from a consumer queue. */
 void kafka_consumer_event(stoat_kafka *k, rd_kafka_message_t *r)
 {
-	if (r->err == RD_KAFKA_RESP_ERR__PARTITION_EOF)
+	if (r->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+		/* In the queue's order: every record before the end has been run (the endpoint's lag). */
+		kafka_partition *p = r->rkt ? kafka_find_part(k, rd_kafka_topic_name(r->rkt), r->partition) : NULL;
+		if (p && !p->queue)
+			p->at_end = true;
 		return;
+	}
 	int64_t now = stoat_now_ms();
 	if (r->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || r->err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
 		if (now - k->last_warn_ms >= 10000) {
@@ -291,6 +302,8 @@ static ssize_t poll_queue(stoat_kafka *k, rd_kafka_queue_t *q, int timeout_ms)
 		run++;
 	}
 	kafka_waker_note(k, q, (size_t)records, k->opt->batch_max, bytes);
+	if (k->http && run > 0)
+		k->wall_ms = stoat_wall_ms(); /* end-to-end latency of the batch's outputs */
 	if (run > 0 && k->eos && !k->failed && !kafka_begin_transaction(k)) {
 		for (ssize_t i = 0; i < n; i++)
 			if (k->rkmsgs[i])
@@ -315,8 +328,10 @@ static ssize_t poll_queue(stoat_kafka *k, rd_kafka_queue_t *q, int timeout_ms)
 			j++;
 		kafka_partition *p = kafka_find_part(k, rd_kafka_topic_name(r->rkt), r->partition);
 		/* Records of a partition revoked meanwhile are not ours to process. */
-		if (p && p->assigned && p->source != SIZE_MAX)
+		if (p && p->assigned && p->source != SIZE_MAX) {
+			p->at_end = false;
 			kafka_run_partition_batch(k, p, &k->rkmsgs[i], (size_t)(j - i));
+		}
 		i = j;
 	}
 	for (ssize_t m = 0; m < n; m++)
@@ -650,6 +665,10 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	}
 	k->rkmsgs = stoat_xcalloc(1, opt->batch_max * sizeof *k->rkmsgs);
 	k->batch = stoat_xcalloc(1, opt->batch_max * sizeof *k->batch);
+	if (!kafka_http_start(k, opt->instance_id ? opt->instance_id : rid)) {
+		status = STOAT_EXIT_USAGE;
+		goto out;
+	}
 
 	if (!kafka_create_internal_topics(k)) {
 		status = kafka_stop_requested && !k->fatal ? STOAT_EXIT_OK : STOAT_EXIT_IO;
@@ -680,6 +699,8 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	k->last_commit_ms = k->last_input_ms = stoat_now_ms();
 
 	while (!kafka_stop_requested) {
+		kafka_http_control(k);
+		kafka_http_publish(k, false);
 		ssize_t got = poll_once(k);
 		if (k->global && got >= 0 && !k->failed && !k->fatal) {
 			char gerr[512];
@@ -717,8 +738,11 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 			}
 		}
 		if (now - k->last_commit_ms >= opt->commit_interval_ms && (k->dirty || k->in_txn)) {
+			double t0 = k->http ? stoat_now_seconds() : 0;
 			if (!kafka_commit(k))
 				break;
+			if (k->http)
+				stoat_histogram_observe(&k->commit_seconds, stoat_now_seconds() - t0);
 		}
 		kafka_purge_poll(k, 0);
 		kafka_purge_repartition_topics(k);
@@ -728,6 +752,9 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		 * waits three times as long for the group to give it some back.
 		 */
 		int64_t idle_limit = opt->idle_exit_ms * (assigned_count(k) > 0 ? 1 : 3);
+		/* A paused source is no idle one: it waits for POST /resume. */
+		if (kafka_http_any_paused(k))
+			k->last_input_ms = now;
 		if (opt->idle_exit_ms > 0 && now - k->last_input_ms >= idle_limit && !k->dirty && !k->in_txn &&
 		    now >= k->idle_next_check_ms && idle_exit_allowed(k, now)) {
 			if (k->fatal)
@@ -738,6 +765,8 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	}
 
 	watchdog_begin("committing");
+	k->phase = STOAT_HTTP_STOPPING;
+	kafka_http_publish(k, true);
 	if (k->failed) {
 		/* The fail policy: nothing after the last commit is kept. */
 		watchdog_stage("aborting the transaction");
@@ -848,6 +877,7 @@ out:
 	free(k->changelog_topics);
 	free(k->transactional_id);
 	free(k->state_path);
+	kafka_http_stop(k);
 	free(k);
 	watchdog_stop();
 	return status;

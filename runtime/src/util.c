@@ -74,6 +74,22 @@ int64_t stoat_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Seconds of the monotonic clock, to the nanosecond: for latencies. */
+double stoat_now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Milliseconds since the epoch (the wall clock, as record timestamps). */
+int64_t stoat_wall_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* The name of a format as the .stoat language and `describe` spell it. */
 const char *stoat_format_name(stoat_format f)
 {

@@ -47,6 +47,12 @@ char *stoat_xstrdup(const char *s);
 /* Milliseconds of the monotonic clock (for intervals, never timestamps). */
 int64_t stoat_now_ms(void);
 
+/* Seconds of the monotonic clock, to the nanosecond (for latencies). */
+double stoat_now_seconds(void);
+
+/* Milliseconds since the epoch: the wall clock, as record timestamps are. */
+int64_t stoat_wall_ms(void);
+
 /* ------------------------------------------------------------------ */
 /* Byte encodings (encoding.c)                                         */
 /* ------------------------------------------------------------------ */

@@ -143,6 +143,8 @@ START_TEST(test_documented_layout)
 			   "repartition_purge_interval: 1m\n"
 			   "on_state_mismatch: rebuild-changelog\n"
 			   "shutdown_timeout: 7s\n"
+			   "http: 9464                     # the operations endpoint, on 127.0.0.1\n"
+			   "http_ready_max_lag: 1000\n"
 			   "kafka:                         # librdkafka properties for both clients\n"
 			   "  security.protocol: plaintext\n"
 			   "consumer:\n"
@@ -168,6 +170,9 @@ START_TEST(test_documented_layout)
 	ck_assert_int_eq(opt.purge_interval_ms, 60000);
 	ck_assert_int_eq(opt.on_state_mismatch, STOAT_MISMATCH_REBUILD_CHANGELOG);
 	ck_assert_int_eq(opt.shutdown_timeout_ms, 7000);
+	ck_assert_str_eq(opt.http_address, "127.0.0.1");
+	ck_assert_int_eq(opt.http_port, 9464);
+	ck_assert_int_eq(opt.http_ready_max_lag, 1000);
 	ck_assert_uint_eq(opt.prop_count, 3);
 	ck_assert_str_eq(prop("security.protocol"), "plaintext");
 	ck_assert_str_eq(prop("consumer.fetch.wait.max.ms"), "50");
@@ -185,7 +190,32 @@ START_TEST(test_defaults)
 	ck_assert_ptr_null(opt.state_dir);
 	ck_assert_uint_eq(opt.batch_max, 1000);
 	ck_assert_int_eq(opt.purge_interval_ms, 30000);
+	ck_assert_int_eq(opt.http_port, -1); /* the endpoint is off unless asked for */
+	ck_assert_int_eq(opt.http_ready_max_lag, -1);
 	ck_assert_uint_eq(opt.prop_count, 0);
+}
+END_TEST
+
+/* The endpoint's settings: each layer, and what they refuse. */
+START_TEST(test_http_settings)
+{
+	setenv("STOAT_HTTP", "0.0.0.0:8080", 1);
+	ck_assert_int_eq(configure("-b", "h:1", NULL), 0);
+	ck_assert_str_eq(opt.http_address, "0.0.0.0");
+	ck_assert_int_eq(opt.http_port, 8080);
+	ck_assert_int_eq(configure("-b", "h:1", "--http", "off", NULL), 0);
+	ck_assert_int_eq(opt.http_port, -1);
+	unsetenv("STOAT_HTTP");
+	ck_assert_int_eq(configure("-b", "h:1", "--http", "[::1]:0", "--http-ready-max-lag", "0", NULL), 0);
+	ck_assert_str_eq(opt.http_address, "::1");
+	ck_assert_int_eq(opt.http_port, 0);
+	ck_assert_int_eq(opt.http_ready_max_lag, 0);
+	ck_assert_int_eq(configure("-b", "h:1", "--http", "localhost:80", NULL), STOAT_EXIT_USAGE);
+	ck_assert_str_eq(captured_err, "app: error: --http: http must be off, PORT (on 127.0.0.1), ADDRESS:PORT or "
+				       "[IPV6]:PORT, with PORT from 0 (any free one) to 65535, not 'localhost:80'\n");
+	ck_assert_int_eq(configure("-b", "h:1", "--http-ready-max-lag", "-5", NULL), STOAT_EXIT_USAGE);
+	ck_assert_str_eq(captured_err, "app: error: --http-ready-max-lag: http_ready_max_lag must be a number of "
+				       "records (0 or more) or none, not '-5'\n");
 }
 END_TEST
 
@@ -275,7 +305,8 @@ START_TEST(test_errors_at_their_place)
 	expect_error("guarantee: exactly_once\ngurantee: x\n",
 		     AT("2:1", "unknown setting 'gurantee' (settings: bootstrap_servers, guarantee, commit_interval, "
 			       "instance_id, static_membership, on_error, batch_size, idle_exit, max_task_idle, memory, state_dir, "
-			       "state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval, shutdown_timeout; "
+			       "state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval, shutdown_timeout, "
+			       "http, http_ready_max_lag; "
 			       "librdkafka properties go "
 			       "under kafka:, consumer: or producer:)"));
 	expect_error("commit_interval:   soon\n",
@@ -374,6 +405,7 @@ static Suite *config_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_documented_layout);
 	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_http_settings);
 	tcase_add_test(tc, test_quotes_and_comments);
 	tcase_add_test(tc, test_empty_files);
 	tcase_add_test(tc, test_long_line);

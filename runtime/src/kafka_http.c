@@ -1,0 +1,335 @@
+/*
+ * kafka_http.c - the Kafka driver's side of the operations endpoint
+ * (http.h): starting it, the snapshots the stream thread hands it, and the
+ * pause and resume requests it hands back.
+ *
+ * Everything here runs on the stream thread, between batches: a snapshot
+ * at most every STOAT_HTTP_PUBLISH_MS (and while restoring, from the
+ * restore loop), the requests once per loop.  A paused source's assigned
+ * partitions are paused in librdkafka (rd_kafka_pause_partitions: no
+ * fetching, the group membership kept), and so are partitions of it that
+ * a later rebalance assigns, until a resume.
+ */
+#include "kafka_impl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A C string onto a buffer (stoat_buf_lit takes literals only). */
+static void put_cstr(stoat_buf *b, const char *s)
+{
+	stoat_buf_put(b, s, strlen(s));
+}
+
+/* A JSON member "name": "value" (NULL: null) after the first. */
+static void json_member(stoat_buf *b, bool *first, const char *name, const char *value)
+{
+	put_cstr(b, *first ? "\n    " : ",\n    ");
+	*first = false;
+	stoat_buf_put_json_str(b, (stoat_str){ name, strlen(name) });
+	stoat_buf_lit(b, ": ");
+	if (value)
+		stoat_buf_put_json_str(b, (stoat_str){ value, strlen(value) });
+	else
+		stoat_buf_lit(b, "null");
+}
+
+/* A JSON member with an integer value. */
+static void json_member_i64(stoat_buf *b, bool *first, const char *name, int64_t value)
+{
+	char text[32];
+	snprintf(text, sizeof text, "%" PRId64, value);
+	put_cstr(b, *first ? "\n    " : ",\n    ");
+	*first = false;
+	stoat_buf_put_json_str(b, (stoat_str){ name, strlen(name) });
+	stoat_buf_lit(b, ": ");
+	stoat_buf_put(b, text, strlen(text));
+}
+
+/*
+ * GET /config: the effective settings, and the librdkafka properties of
+ * each section with every secret masked (stoat_kafka_prop_is_secret).
+ * Rendered once: the settings do not change while the app runs.
+ */
+static char *config_json(const stoat_kafka *k)
+{
+	const stoat_kafka_options *o = k->opt;
+	stoat_buf b;
+	stoat_buf_init(&b);
+	static const char *const memory[] = { "default", "low", "high" };
+	static const char *const mismatch[] = { "refuse", "rebuild-changelog", "reset" };
+	char on_error[300];
+	if (o->policy_override == STOAT_POLICY_DEFAULT)
+		snprintf(on_error, sizeof on_error, "(the program's)");
+	else if (o->policy_override == STOAT_POLICY_DLQ)
+		snprintf(on_error, sizeof on_error, "dlq:%s", o->dlq_override ? o->dlq_override : "");
+	else
+		snprintf(on_error, sizeof on_error, "%s", stoat_policy_name(o->policy_override));
+	char http[96];
+	snprintf(http, sizeof http, "%s:%d", o->http_address, o->http_port);
+	stoat_buf_lit(&b, "{\"settings\": {");
+	bool first = true;
+	json_member(&b, &first, "bootstrap_servers", o->bootstrap_servers);
+	json_member(&b, &first, "guarantee", stoat_guarantee_name(o->guarantee));
+	json_member_i64(&b, &first, "commit_interval_ms", o->commit_interval_ms);
+	json_member(&b, &first, "instance_id", o->instance_id);
+	json_member(&b, &first, "static_membership", o->static_membership ? "true" : "false");
+	json_member(&b, &first, "on_error", on_error);
+	json_member_i64(&b, &first, "batch_size", (int64_t)o->batch_max);
+	json_member_i64(&b, &first, "idle_exit_ms", o->idle_exit_ms);
+	json_member_i64(&b, &first, "max_task_idle_ms", o->max_task_idle_ms);
+	json_member_i64(&b, &first, "repartition_purge_interval_ms", o->purge_interval_ms);
+	json_member_i64(&b, &first, "shutdown_timeout_ms", o->shutdown_timeout_ms);
+	json_member(&b, &first, "state_dir", o->state_dir ? o->state_dir : "/tmp/stoat");
+	json_member(&b, &first, "memory", memory[o->memory]);
+	json_member_i64(&b, &first, "state_memory_bytes", (int64_t)o->memory_budget);
+	json_member_i64(&b, &first, "cache_max_bytes", (int64_t)o->cache_max_bytes);
+	json_member(&b, &first, "on_state_mismatch", mismatch[o->on_state_mismatch]);
+	json_member(&b, &first, "http", http);
+	if (o->http_ready_max_lag >= 0)
+		json_member_i64(&b, &first, "http_ready_max_lag", o->http_ready_max_lag);
+	else
+		json_member(&b, &first, "http_ready_max_lag", "none");
+	stoat_buf_lit(&b, "\n  }");
+	static const char *const sections[] = { "kafka", "consumer", "producer" };
+	for (size_t s = 0; s < 3; s++) {
+		stoat_buf_lit(&b, ",\n  ");
+		stoat_buf_put_json_str(&b, (stoat_str){ sections[s], strlen(sections[s]) });
+		stoat_buf_lit(&b, ": {");
+		first = true;
+		for (size_t i = 0; i < o->prop_count; i++) {
+			const char *name = o->props[i].name;
+			bool scoped = strncmp(name, "consumer.", 9) == 0 || strncmp(name, "producer.", 9) == 0;
+			if (s == 0 ? scoped : strncmp(name, sections[s], 8) != 0 || name[8] != '.')
+				continue;
+			if (s > 0)
+				name += 9;
+			json_member(&b, &first, name,
+				    stoat_kafka_prop_is_secret(name) ? "***" : o->props[i].value);
+		}
+		put_cstr(&b, first ? "}" : "\n  }");
+	}
+	stoat_buf_lit(&b, "\n}\n");
+	stoat_buf_putc(&b, '\0');
+	return b.data;
+}
+
+/* Starts the endpoint (see kafka_impl.h). */
+bool kafka_http_start(stoat_kafka *k, const char *instance_id)
+{
+	const stoat_app *app = k->app;
+	k->sink_produced = stoat_xcalloc(app->sink_count + 1, sizeof *k->sink_produced);
+	k->source_paused = stoat_xcalloc(app->source_count + 1, sizeof *k->source_paused);
+	if (k->opt->http_port < 0)
+		return true;
+	k->sink_e2e = stoat_xcalloc(app->sink_count + 1, sizeof *k->sink_e2e);
+	k->batch_seconds = stoat_xcalloc(app->source_count + 1, sizeof *k->batch_seconds);
+	k->http_config_json = config_json(k);
+	k->http_info = (stoat_http_info){
+		.app = app,
+		.instance_id = instance_id,
+		.bootstrap_servers = k->opt->bootstrap_servers,
+		.started_unix_ms = stoat_wall_ms() - (stoat_now_ms() - k->started_ms),
+		.started_ms = k->started_ms,
+		.ready_max_lag = k->opt->http_ready_max_lag,
+		.config_json = k->http_config_json,
+	};
+	char err[512];
+	k->http = stoat_http_start(&k->http_info, k->opt->http_address, k->opt->http_port, err, sizeof err);
+	if (!k->http) {
+		kafka_log(k, "error: http: %s (the http setting; off turns the endpoint off)", err);
+		return false;
+	}
+	const char *a = k->opt->http_address;
+	bool v6 = strchr(a, ':') != NULL;
+	kafka_log(k, "http: serving on http://%s%s%s:%d (/health/live, /health/ready, /metrics, /info, /config, "
+		     "/offsets, POST /pause, POST /resume)%s",
+		  v6 ? "[" : "", a, v6 ? "]" : "", stoat_http_port(k->http),
+		  strcmp(a, "127.0.0.1") == 0 || strcmp(a, "::1") == 0
+			  ? ""
+			  : "; beyond loopback: whoever reaches this address can pause the app");
+	kafka_http_publish(k, true);
+	return true;
+}
+
+/* The snapshot's view of partition p, offsets as http.h defines them. */
+static void fill_partition(stoat_kafka *k, const kafka_partition *p, stoat_http_partition *out)
+{
+	out->source = p->source;
+	out->partition = p->partition;
+	out->paused = p->paused;
+	out->committed = p->committed >= 0 ? p->committed : p->group_committed;
+	out->position = p->next_offset >= 0 ? p->next_offset : out->committed;
+	int64_t lo = -1, hi = -1;
+	if (k->consumer &&
+	    rd_kafka_get_watermark_offsets(k->consumer, p->topic, p->partition, &lo, &hi) != RD_KAFKA_RESP_ERR_NO_ERROR)
+		lo = hi = -1;
+	out->end = hi >= 0 ? hi : -1;
+	/* Nothing committed: the consumer starts at the beginning (auto.offset.reset earliest). */
+	if (out->position < 0 && p->group_committed == -1 && lo >= 0)
+		out->position = lo;
+	/*
+	 * Reached its end with every record before it processed: what is
+	 * left up to the high watermark are transaction markers and aborted
+	 * records (read_committed), never records to process.
+	 */
+	bool drained = p->queue ? p->at_end && p->held_head == p->held_len : p->at_end;
+	if (drained && out->end >= 0)
+		out->position = out->end;
+}
+
+/* Fills the stream thread's buffer from the driver's state. */
+static void fill(stoat_kafka *k, stoat_http_stats *s, int64_t now)
+{
+	const stoat_app *app = k->app;
+	s->phase = k->phase;
+	s->published_ms = now;
+	for (size_t i = 0; i < app->source_count; i++) {
+		stoat_http_source *src = &s->sources[i];
+		if (k->tasks)
+			src->counters = k->tasks[i].counters;
+		else
+			memset(&src->counters, 0, sizeof src->counters);
+		src->paused = k->source_paused[i];
+		src->batch_seconds = k->batch_seconds[i];
+	}
+	/* What a flush passes on (a table's changes) counts as the store's source's output. */
+	for (size_t i = 0; i < app->sink_count; i++) {
+		s->sinks[i].produced = k->sink_produced[i];
+		s->sinks[i].e2e_seconds = k->sink_e2e[i];
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < k->part_count; i++)
+		n += k->parts[i].assigned && k->parts[i].source != SIZE_MAX;
+	stoat_http_stats_reserve(s, n);
+	s->partition_count = 0;
+	for (size_t i = 0; i < k->part_count; i++)
+		if (k->parts[i].assigned && k->parts[i].source != SIZE_MAX)
+			fill_partition(k, &k->parts[i], &s->partitions[s->partition_count++]);
+	s->commits = k->commits;
+	s->aborts = k->aborts;
+	s->fencings = k->fencings;
+	s->rebalances = k->rebalances;
+	s->delivery_failures = k->delivery_failures;
+	s->restored_records = k->restored_records;
+	s->commit_seconds = k->commit_seconds;
+}
+
+/* Hands over a snapshot (see kafka_impl.h). */
+void kafka_http_publish(stoat_kafka *k, bool force)
+{
+	if (!k->http)
+		return;
+	int64_t now = stoat_now_ms();
+	if (!force && now - k->http_published_ms < STOAT_HTTP_PUBLISH_MS)
+		return;
+	k->http_published_ms = now;
+	fill(k, stoat_http_scratch(k->http), now);
+	stoat_http_publish(k->http);
+}
+
+/* Pauses or resumes the assigned partitions of source i (all when
+ * only_new is false; else those not yet as wanted). */
+static void set_paused(stoat_kafka *k, size_t source, bool pause)
+{
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(8);
+	for (size_t i = 0; i < k->part_count; i++) {
+		kafka_partition *p = &k->parts[i];
+		if (p->assigned && p->source == source && p->paused != pause)
+			rd_kafka_topic_partition_list_add(l, p->topic, p->partition);
+	}
+	if (l->cnt > 0) {
+		rd_kafka_resp_err_t e =
+			pause ? rd_kafka_pause_partitions(k->consumer, l) : rd_kafka_resume_partitions(k->consumer, l);
+		if (e)
+			kafka_log(k, "warning: cannot %s source %s: %s", pause ? "pause" : "resume",
+				  k->app->sources[source].name, rd_kafka_err2str(e));
+		for (int j = 0; j < l->cnt; j++) {
+			kafka_partition *p = kafka_find_part(k, l->elems[j].topic, l->elems[j].partition);
+			if (p && !l->elems[j].err)
+				p->paused = pause;
+		}
+	}
+	rd_kafka_topic_partition_list_destroy(l);
+}
+
+/* Applies the requests that came since the last call (see kafka_impl.h). */
+void kafka_http_control(stoat_kafka *k)
+{
+	if (!k->http)
+		return;
+	unsigned g = stoat_http_control_generation(k->http);
+	if (g == k->http_generation)
+		return;
+	k->http_generation = g;
+	for (size_t i = 0; i < k->app->source_count; i++) {
+		bool want = stoat_http_paused_wanted(k->http, i);
+		if (want == k->source_paused[i])
+			continue;
+		k->source_paused[i] = want;
+		set_paused(k, i, want);
+		kafka_log(k, "%s source %s (topic %s)%s", want ? "paused" : "resumed", k->app->sources[i].name,
+			  k->app->sources[i].topic,
+			  want ? ": no records are fetched from it until POST /resume" : "");
+	}
+	kafka_http_publish(k, true);
+}
+
+/*
+ * After an assignment: partitions of paused sources are paused (a fresh
+ * assignment fetches), and with the endpoint on the group's committed
+ * offsets are read, so that the lag of a partition with nothing processed
+ * yet is known.
+ */
+void kafka_http_assigned(stoat_kafka *k, rd_kafka_topic_partition_list_t *parts)
+{
+	k->rebalances++;
+	for (int i = 0; i < parts->cnt; i++) {
+		kafka_partition *p = kafka_find_part(k, parts->elems[i].topic, parts->elems[i].partition);
+		if (p) {
+			p->paused = false;
+			p->group_committed = -2; /* not read */
+		}
+	}
+	for (size_t s = 0; s < k->app->source_count; s++)
+		if (k->source_paused[s])
+			set_paused(k, s, true);
+	if (!k->http || parts->cnt == 0)
+		return;
+	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_copy(parts);
+	if (rd_kafka_committed(k->consumer, l, 5000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+		for (int i = 0; i < l->cnt; i++) {
+			kafka_partition *p = kafka_find_part(k, l->elems[i].topic, l->elems[i].partition);
+			if (p && !l->elems[i].err)
+				p->group_committed = l->elems[i].offset >= 0 ? l->elems[i].offset : -1;
+		}
+	}
+	rd_kafka_topic_partition_list_destroy(l);
+}
+
+bool kafka_http_any_paused(const stoat_kafka *k)
+{
+	for (size_t i = 0; k->source_paused && i < k->app->source_count; i++)
+		if (k->source_paused[i])
+			return true;
+	return false;
+}
+
+/* Stops the endpoint (first: its pages read the driver's options). */
+void kafka_http_stop(stoat_kafka *k)
+{
+	stoat_http_stop(k->http);
+	k->http = NULL;
+	free(k->http_config_json);
+	free(k->sink_produced);
+	free(k->sink_e2e);
+	free(k->batch_seconds);
+	free(k->source_paused);
+	k->http_config_json = NULL;
+	k->sink_produced = NULL;
+	k->sink_e2e = NULL;
+	k->batch_seconds = NULL;
+	k->source_paused = NULL;
+}
