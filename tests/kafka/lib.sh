@@ -127,3 +127,44 @@ chaos_wait() {
 		fail "$(cat "$f"); its log ends: $(grep -v '^%' "$WORK/$slot.log" | tail -n 8)"
 	done
 }
+
+# --- the operations endpoint (http_*) ----------------------------------------
+#
+# http_port LOG: the port an app started with --http 0 serves on, from its
+# "http: serving on http://127.0.0.1:PORT" line (waited for up to 30 s).
+http_port() {
+	wait_for_log "$1" "http: serving on http://127.0.0.1:" 30 ||
+		fail "no 'http: serving on' line: $(grep -v '^%' "$1" | tail -3)"
+	sed -n 's|.*http: serving on http://127\.0\.0\.1:\([0-9]*\) .*|\1|p' "$1" | head -n 1
+}
+
+# http_get PORT PATH [CURL_ARGS...]: the body of GET PATH; the status code
+# goes to $WORK/http.status.
+http_get() {
+	port=$1
+	path=$2
+	shift 2
+	curl -sS -o "$WORK/http.body" -w '%{http_code}' "$@" "http://127.0.0.1:$port$path" >"$WORK/http.status" ||
+		fail "curl $path failed"
+	cat "$WORK/http.body"
+}
+
+# http_status: the status code of the last http_get.
+http_status() {
+	cat "$WORK/http.status"
+}
+
+# metric PORT NAME: the sum of every sample of NAME in /metrics (0 if none).
+metric() {
+	http_get "$1" /metrics | awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $NF } END { printf "%d\n", s }'
+}
+
+# wait_metric PORT NAME VALUE SECONDS: until NAME sums to VALUE.
+wait_metric() {
+	i=0
+	while [ "$(metric "$1" "$2")" != "$3" ]; do
+		i=$((i + 1))
+		[ $i -le $(($4 * 5)) ] || return 1
+		sleep 0.2
+	done
+}
