@@ -14,6 +14,7 @@
  * names and IR node ids, so the same input gives the same bytes.
  */
 #include "codegen_int.h"
+#include "graph.h"
 
 #include <assert.h>
 #include <math.h>
@@ -633,6 +634,27 @@ static void emit_source_stores(Gen *g, Printer *p)
 		pr(p, "\n");
 }
 
+/*
+ * The topology as `stoatc graph` draws it, one string literal per line:
+ * the running app serves it (GET /topology?format=dot), so what an
+ * operator sees is the picture of the program it was built from.
+ */
+static void emit_topology_dot(Gen *g, Printer *p, const char *path)
+{
+	char *dot = graph_dot(g->prog, path);
+	pr(p, "/* The topology, as `stoatc graph` draws it (GET /topology?format=dot). */\n");
+	pr(p, "static const char app_topology_dot[] =\n");
+	pr_indent(p);
+	for (const char *line = dot; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
+		pr(p, "%s%s\n", c_string(line, n), line[n] ? "" : ";");
+		line += n;
+	}
+	pr_dedent(p);
+	pr(p, "\n");
+}
+
 /* app_copartitions: the plan's co-partition groups, each the indices of its sources. */
 static void emit_copartitions(Gen *g, Printer *p)
 {
@@ -743,6 +765,7 @@ static void emit_app(Gen *g, Printer *p)
 	pr_dedent(p);
 	pr(p, "};\n\n");
 	const char *path = g->prog->file->source->path;
+	emit_topology_dot(g, p, path);
 	pr(p, "static const stoat_app app = {\n");
 	pr_indent(p);
 	pr(p, ".app_id = %s,\n", c_string(t->app_id, strlen(t->app_id)));
@@ -763,6 +786,7 @@ static void emit_app(Gen *g, Printer *p)
 		pr(p, ".copartitions = app_copartitions,\n.copartition_count = %d,\n", g->plan->ncopartitions);
 	if (g->plan->npreaggs)
 		pr(p, ".preaggs = app_preaggs,\n.preagg_count = %d,\n", g->plan->npreaggs);
+	pr(p, ".topology_dot = app_topology_dot,\n");
 	pr_dedent(p);
 	pr(p, "};\n\n");
 	pr(p, "int main(int argc, char **argv)\n{\n");

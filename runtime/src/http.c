@@ -153,9 +153,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	stoat_http_response page = { 0 };
 	stoat_buf_init(&page.body);
 	const char *source = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "source");
+	const char *format = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format");
 	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	pthread_mutex_lock(&h->lock);
-	stoat_http_route(h->info, h->shown, stoat_now_ms(), method, url, source, accept, &page);
+	stoat_http_route(h->info, h->shown, stoat_now_ms(), method, url, source, format, accept, &page);
 	pthread_mutex_unlock(&h->lock);
 	apply_control(h, &page);
 	enum MHD_Result ret = send_page(c, &page);

@@ -146,12 +146,13 @@ typedef struct stoat_http_response {
 
 /*
  * Answers one request: method ("GET", "POST", ...), path (no query),
- * the value of the query's `source` parameter (NULL when absent) and the Accept header (NULL: none).  s is NULL until the
+ * the values of the query's `source` and `format` parameters (NULL when
+ * absent) and the Accept header (NULL: none).  s is NULL until the
  * stream thread has published once; now_ms is stoat_now_ms().  Fills
  * out (its body initialised by the caller); never fails.
  */
 void stoat_http_route(const stoat_http_info *info, const stoat_http_stats *s, int64_t now_ms, const char *method,
-		      const char *path, const char *source, const char *accept,
+		      const char *path, const char *source, const char *format, const char *accept,
 		      stoat_http_response *out);
 
 /*

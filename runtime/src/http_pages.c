@@ -497,6 +497,121 @@ static void offsets_page(const stoat_http_info *info, const stoat_http_stats *s,
 	stoat_buf_lit(b, "}\n");
 }
 
+/* A JSON member ", name: true|false". */
+static void put_bool(stoat_buf *b, const char *name, bool v)
+{
+	put_fmt(b, ", \"%s\": %s", name, v ? "true" : "false");
+}
+
+/* The largest sub-topology number of the app's sources and stores. */
+static int last_subtopology(const stoat_app *app)
+{
+	int last = 0;
+	for (size_t i = 0; i < app->source_count; i++)
+		if (!app->sources[i].global && app->sources[i].subtopology > last)
+			last = app->sources[i].subtopology;
+	for (size_t i = 0; i < app->store_count; i++)
+		if (!app->stores[i].global && app->stores[i].subtopology > last)
+			last = app->stores[i].subtopology;
+	return last;
+}
+
+/* A store, as /topology lists it. */
+static void store_json(stoat_buf *b, const stoat_app *app, const stoat_store_desc *d)
+{
+	stoat_buf_lit(b, "{\"name\": ");
+	put_json(b, d->name);
+	stoat_buf_lit(b, ", \"kind\": ");
+	put_json(b, d->kind == STOAT_STORE_WINDOW ? "window" : "key_value");
+	stoat_buf_lit(b, ", \"changelog\": ");
+	if (d->global) {
+		stoat_buf_lit(b, "null");
+	} else {
+		stoat_buf_putc(b, '"');
+		put_fmt(b, "%s-%s-changelog", app->app_id, d->name);
+		stoat_buf_putc(b, '"');
+	}
+	put_bool(b, "in_memory", d->in_memory);
+	stoat_buf_putc(b, '}');
+}
+
+/*
+ * GET /topology: the sub-topologies (Kafka Streams' word: each a task per
+ * partition) with their source topics and stores, the global tables, the
+ * sinks and the co-partitioned topics, from the application table.  The
+ * operators themselves are in the DOT picture (?format=dot).
+ */
+static void topology_page(const stoat_app *app, stoat_buf *b)
+{
+	stoat_buf_lit(b, "{\"app\": ");
+	put_json(b, app->app_id);
+	stoat_buf_lit(b, ", \"subtopologies\": [");
+	int last = last_subtopology(app);
+	for (int t = 0; t <= last; t++) {
+		put_fmt(b, "%s\n  {\"id\": %d, \"sources\": [", t ? "," : "", t);
+		bool first = true;
+		for (size_t i = 0; i < app->source_count; i++) {
+			const stoat_source *src = &app->sources[i];
+			if (src->global || src->subtopology != t)
+				continue;
+			put_cstr(b, first ? "{\"name\": " : ", {\"name\": ");
+			first = false;
+			put_json(b, src->name);
+			stoat_buf_lit(b, ", \"topic\": ");
+			put_json(b, src->topic);
+			put_bool(b, "internal", src->internal);
+			stoat_buf_putc(b, '}');
+		}
+		stoat_buf_lit(b, "], \"stores\": [");
+		first = true;
+		for (size_t i = 0; i < app->store_count; i++) {
+			if (app->stores[i].global || app->stores[i].subtopology != t)
+				continue;
+			if (!first)
+				stoat_buf_lit(b, ", ");
+			first = false;
+			store_json(b, app, &app->stores[i]);
+		}
+		stoat_buf_lit(b, "]}");
+	}
+	stoat_buf_lit(b, "\n], \"global_tables\": [");
+	bool first = true;
+	for (size_t i = 0; i < app->source_count; i++) {
+		const stoat_source *src = &app->sources[i];
+		if (!src->global)
+			continue;
+		put_cstr(b, first ? "{\"source\": " : ", {\"source\": ");
+		first = false;
+		put_json(b, src->name);
+		stoat_buf_lit(b, ", \"topic\": ");
+		put_json(b, src->topic);
+		stoat_buf_lit(b, ", \"store\": ");
+		put_json(b, src->store_count ? app->stores[src->stores[0]].name : NULL);
+		stoat_buf_putc(b, '}');
+	}
+	stoat_buf_lit(b, "], \"sinks\": [");
+	for (size_t i = 0; i < app->sink_count; i++) {
+		put_fmt(b, "%s{\"sink\": %zu, \"topic\": ", i ? ", " : "", i);
+		put_json(b, app->sinks[i].topic);
+		put_bool(b, "internal", app->sinks[i].internal);
+		stoat_buf_putc(b, '}');
+	}
+	stoat_buf_lit(b, "], \"copartitioned\": [");
+	for (size_t i = 0; i < app->copartition_count; i++) {
+		const stoat_copartition *c = &app->copartitions[i];
+		put_cstr(b, i ? ", {\"what\": " : "{\"what\": ");
+		put_json(b, c->what);
+		stoat_buf_lit(b, ", \"topics\": [");
+		for (size_t j = 0; j < c->source_count; j++) {
+			if (j)
+				stoat_buf_lit(b, ", ");
+			put_json(b, app->sources[c->sources[j]].topic);
+		}
+		stoat_buf_lit(b, "]}");
+	}
+	stoat_buf_lit(b, "]}\n");
+}
+
 /* The paused sources, as POST /pause and /resume answer. */
 static void paused_json(const stoat_http_info *info, const stoat_http_response *out, stoat_buf *b)
 {
@@ -550,7 +665,7 @@ static size_t find_source(const stoat_app *app, const char *name)
 
 /* Routes one request (see http.h). */
 void stoat_http_route(const stoat_http_info *info, const stoat_http_stats *s, int64_t now_ms, const char *method,
-		      const char *path, const char *source, const char *accept,
+		      const char *path, const char *source, const char *format, const char *accept,
 		      stoat_http_response *out)
 {
 	out->control = STOAT_HTTP_CONTROL_NONE;
@@ -562,7 +677,7 @@ void stoat_http_route(const stoat_http_info *info, const stoat_http_stats *s, in
 	} pages[] = {
 		{ "/health/live", "GET" }, { "/health/ready", "GET" }, { "/metrics", "GET" }, { "/info", "GET" },
 		{ "/config", "GET" },      { "/offsets", "GET" },      { "/pause", "POST" },  { "/resume", "POST" },
-		{ "/", "GET" },
+		{ "/topology", "GET" },    { "/", "GET" },
 	};
 	size_t page = SIZE_MAX;
 	for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++)
@@ -571,8 +686,8 @@ void stoat_http_route(const stoat_http_info *info, const stoat_http_stats *s, in
 	if (page == SIZE_MAX) {
 		json(out, 404);
 		status_json(&out->body, "not found",
-			    "paths: /health/live, /health/ready, /metrics, /info, /config, /offsets, POST /pause, "
-			    "POST /resume");
+			    "paths: /health/live, /health/ready, /metrics, /info, /config, /offsets, /topology, "
+			    "POST /pause, POST /resume");
 		return;
 	}
 	/* HEAD is GET without the body (the server drops it). */
@@ -616,6 +731,21 @@ void stoat_http_route(const stoat_http_info *info, const stoat_http_stats *s, in
 	} else if (strcmp(p, "/offsets") == 0) {
 		json(out, 200);
 		offsets_page(info, s, &out->body);
+	} else if (strcmp(p, "/topology") == 0) {
+		if (!format || strcmp(format, "json") == 0) {
+			json(out, 200);
+			topology_page(info->app, &out->body);
+		} else if (strcmp(format, "dot") == 0 && info->app->topology_dot) {
+			text(out, 200, info->app->topology_dot);
+			out->content_type = "text/vnd.graphviz; charset=utf-8";
+		} else if (strcmp(format, "dot") == 0) {
+			json(out, 404);
+			status_json(&out->body, "not found", "this application table carries no DOT picture");
+		} else {
+			json(out, 400);
+			snprintf(why, sizeof why, "format is json or dot, not '%.32s'", format);
+			status_json(&out->body, "bad request", why);
+		}
 	} else if (strcmp(p, "/pause") == 0 || strcmp(p, "/resume") == 0) {
 		size_t i = SIZE_MAX;
 		if (source && (i = find_source(info->app, source)) == SIZE_MAX) {
@@ -631,6 +761,6 @@ void stoat_http_route(const stoat_http_info *info, const stoat_http_stats *s, in
 	} else {
 		text(out, 200,
 		     "stoat operations endpoint: /health/live, /health/ready, /metrics, /info, /config, /offsets, "
-		     "POST /pause[?source=NAME], POST /resume[?source=NAME]\n");
+		     "/topology[?format=dot], POST /pause[?source=NAME], POST /resume[?source=NAME]\n");
 	}
 }

@@ -145,7 +145,7 @@ bool kafka_http_start(stoat_kafka *k, const char *instance_id)
 	const char *a = k->opt->http_address;
 	bool v6 = strchr(a, ':') != NULL;
 	kafka_log(k, "http: serving on http://%s%s%s:%d (/health/live, /health/ready, /metrics, /info, /config, "
-		     "/offsets, POST /pause, POST /resume)%s",
+		     "/offsets, /topology, POST /pause, POST /resume)%s",
 		  v6 ? "[" : "", a, v6 ? "]" : "", stoat_http_port(k->http),
 		  strcmp(a, "127.0.0.1") == 0 || strcmp(a, "::1") == 0
 			  ? ""

@@ -50,6 +50,12 @@ function declared_name(text,    cut, p, q, head) {
 	return ""
 }
 
+# s with every string literal emptied ("a{;" -> "").
+function unquoted(s) {
+	gsub(/"([^"\\]|\\.)*"/, "\"\"", s)
+	return s
+}
+
 # The number of times character c occurs in s.
 function count(s, c,    n, i) {
 	n = 0
@@ -112,16 +118,24 @@ END {
 		}
 		if (l !~ /^[A-Za-z_]/)
 			continue
-		# A declaration or a definition: read on to its '{' or ';'.
+		# A declaration or a definition: read on to its '{' or ';', outside
+		# string literals (a string's braces and semicolons are text).
 		j = i
-		text = l
+		text = unquoted(l)
 		while (text !~ /[{;]/ && j < n) {
 			j++
-			text = text " " line[j]
+			text = text " " unquoted(line[j])
 		}
 		semi = index(text, ";")
 		brace = index(text, "{")
 		if (brace == 0 || (semi > 0 && semi < brace)) {
+			if (text ~ /=[ \t]*""/) {
+				# A variable initialised with a string (app_topology_dot).
+				ndef++
+				def_name[ndef] = declared_name(text)
+				def_start[ndef] = (comment_end == i - 1 && !comment_is_marker) ? comment_start : i
+				def_end[ndef] = j
+			}
 			i = j    # a prototype, typedef or other declaration
 			continue
 		}

@@ -59,14 +59,21 @@ static void setup(void)
 }
 
 /* Routes a request against the fixture at 1100 ms; the caller frees the body. */
-static stoat_http_response route(const char *method, const char *path, const char *source, const char *accept)
+static stoat_http_response route_format(const char *method, const char *path, const char *source,
+					  const char *format, const char *accept)
 {
 	stoat_http_response r = { 0 };
 	stoat_buf_init(&r.body);
-	stoat_http_route(&fx_info, &fx, 1100, method, path, source, accept, &r);
+	stoat_http_route(&fx_info, &fx, 1100, method, path, source, format, accept, &r);
 	stoat_buf_putc(&r.body, '\0');
 	r.body.len--;
 	return r;
+}
+
+/* route_format without a format parameter. */
+static stoat_http_response route(const char *method, const char *path, const char *source, const char *accept)
+{
+	return route_format(method, path, source, NULL, accept);
 }
 
 /* Asserts that text holds line (a whole line). */
@@ -321,6 +328,59 @@ START_TEST(test_info_page)
 }
 END_TEST
 
+START_TEST(test_topology_page)
+{
+	static const int orders_stores[] = { 0 };
+	static const int region_stores[] = { 1 };
+	static const stoat_source srcs[] = {
+		{ .name = "orders", .topic = "orders" },
+		{ .name = "by_region", .topic = "t-counts-repartition", .internal = true, .subtopology = 1,
+		  .stores = orders_stores, .store_count = 1 },
+		{ .name = "regions", .topic = "regions", .global = true, .stores = region_stores, .store_count = 1 },
+	};
+	static const stoat_sink snks[] = { { .topic = "t-counts-repartition", .internal = true }, { .topic = "out" } };
+	static const stoat_store_desc stores[] = {
+		{ .name = "counts", .kind = STOAT_STORE_WINDOW, .subtopology = 1 },
+		{ .name = "regions", .global = true, .in_memory = true },
+	};
+	static const int pair[] = { 0, 2 };
+	static const stoat_copartition cop[] = { { .what = "join at t.stoat:9", .sources = pair, .source_count = 2 } };
+	static const stoat_app t = { .app_id = "t", .sources = srcs, .source_count = 3, .sinks = snks, .sink_count = 2,
+				     .stores = stores, .store_count = 2, .copartitions = cop, .copartition_count = 1,
+				     .topology_dot = "digraph \"t\" {\n}\n" };
+	setup();
+	fx_info.app = &t;
+	stoat_http_response r = route("GET", "/topology", NULL, NULL);
+	ck_assert_uint_eq(r.status, 200);
+	ck_assert_str_eq(r.content_type, "application/json");
+	ck_assert_str_eq(r.body.data,
+			 "{\"app\": \"t\", \"subtopologies\": [\n"
+			 "  {\"id\": 0, \"sources\": [{\"name\": \"orders\", \"topic\": \"orders\", \"internal\": false}], "
+			 "\"stores\": []},\n"
+			 "  {\"id\": 1, \"sources\": [{\"name\": \"by_region\", \"topic\": \"t-counts-repartition\", "
+			 "\"internal\": true}], \"stores\": [{\"name\": \"counts\", \"kind\": \"window\", \"changelog\": "
+			 "\"t-counts-changelog\", \"in_memory\": false}]}\n"
+			 "], \"global_tables\": [{\"source\": \"regions\", \"topic\": \"regions\", \"store\": \"regions\"}], "
+			 "\"sinks\": [{\"sink\": 0, \"topic\": \"t-counts-repartition\", \"internal\": true}, "
+			 "{\"sink\": 1, \"topic\": \"out\", \"internal\": false}], "
+			 "\"copartitioned\": [{\"what\": \"join at t.stoat:9\", \"topics\": [\"orders\", \"regions\"]}]}\n");
+	stoat_buf_free(&r.body);
+	r = route_format("GET", "/topology", NULL, "dot", NULL);
+	ck_assert_uint_eq(r.status, 200);
+	ck_assert_str_eq(r.content_type, "text/vnd.graphviz; charset=utf-8");
+	ck_assert_str_eq(r.body.data, "digraph \"t\" {\n}\n");
+	stoat_buf_free(&r.body);
+	r = route_format("GET", "/topology", NULL, "svg", NULL);
+	ck_assert_uint_eq(r.status, 400);
+	ck_assert_str_eq(r.body.data, "{\"status\": \"bad request\", \"reason\": \"format is json or dot, not 'svg'\"}\n");
+	stoat_buf_free(&r.body);
+	fx_info.app = &app; /* no DOT in the fixture's table */
+	r = route_format("GET", "/topology", NULL, "dot", NULL);
+	ck_assert_uint_eq(r.status, 404);
+	stoat_buf_free(&r.body);
+}
+END_TEST
+
 START_TEST(test_parse_listen)
 {
 	char a[64];
@@ -444,6 +504,7 @@ static Suite *http_suite(void)
 	tcase_add_test(tc, test_pause_requests);
 	tcase_add_test(tc, test_offsets_page);
 	tcase_add_test(tc, test_info_page);
+	tcase_add_test(tc, test_topology_page);
 	tcase_add_test(tc, test_parse_listen);
 	tcase_add_test(tc, test_server);
 	suite_add_tcase(s, tc);

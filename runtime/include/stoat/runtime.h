@@ -153,7 +153,9 @@ static inline void stoat_buf_putc(stoat_buf *b, char c)
 	b->data[b->len++] = c;
 }
 
-#define stoat_buf_lit(b, s) stoat_buf_put((b), (s), sizeof(s) - 1)
+/* s must be a string literal ("" s "" refuses anything else: sizeof of a
+ * pointer would copy the wrong length). */
+#define stoat_buf_lit(b, s) stoat_buf_put((b), "" s "", sizeof(s) - 1)
 
 static inline stoat_str stoat_buf_str(const stoat_buf *b)
 {
@@ -415,6 +417,9 @@ typedef struct stoat_app {
 	size_t copartition_count;
 	const stoat_preagg_desc *preaggs;
 	size_t preagg_count;
+	/* The topology as `stoatc graph` draws it (Graphviz DOT), for GET
+	 * /topology?format=dot; NULL in tables not made by stoatc. */
+	const char *topology_dot;
 } stoat_app;
 
 /* ------------------------------------------------------------------ */
