@@ -178,6 +178,8 @@ static void stats_free(stoat_http_stats *s)
 	free(s->sources);
 	free(s->sinks);
 	free(s->partitions);
+	free(s->stores);
+	free(s->restores);
 }
 
 /* Starts the server (see http.h). */

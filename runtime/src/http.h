@@ -21,6 +21,7 @@
 #define STOAT_RUNTIME_HTTP_H
 
 #include "driver.h"
+#include "state.h"
 #include "util.h"
 
 #include <stdbool.h>
@@ -32,6 +33,9 @@
 
 /* The stream thread counts as alive while it has published within this. */
 #define STOAT_HTTP_LIVE_MS 60000
+
+/* How often the stores' figures (RocksDB properties) are read again. */
+#define STOAT_HTTP_STATE_MS 1000
 
 /* ------------------------------------------------------------------ */
 /* Histograms                                                          */
@@ -81,6 +85,16 @@ typedef struct stoat_http_partition {
 /* Lag of a partition: end - position, or -1 when either is not known. */
 int64_t stoat_http_partition_lag(const stoat_http_partition *p);
 
+/* A store partition being restored. */
+typedef struct stoat_http_restore {
+	int store;          /* index into app->stores */
+	int32_t partition;
+	int64_t from;       /* its checkpoint, or the changelog's start */
+	int64_t end;        /* the changelog's end when the restore began */
+	int64_t position;   /* the offset after the last record applied */
+	uint64_t restored;  /* records applied so far */
+} stoat_http_restore;
+
 /* The stream thread's state, for readiness and the pages. */
 typedef enum stoat_http_phase {
 	STOAT_HTTP_STARTING = 0, /* before the group's first assignment */
@@ -104,10 +118,19 @@ typedef struct stoat_http_stats {
 	uint64_t delivery_failures;
 	uint64_t restored_records;       /* changelog records applied while restoring */
 	stoat_histogram commit_seconds;  /* a commit, or a transaction's commit */
+	bool has_state;                  /* the app has stores: what follows is set */
+	stoat_store_usage *stores;       /* the open store partitions */
+	size_t store_count, store_cap;
+	stoat_state_usage state;         /* the record cache, RocksDB */
+	stoat_http_restore *restores;    /* the restores under way */
+	size_t restore_count, restore_cap;
 } stoat_http_stats;
 
-/* Makes room for n partitions in s (the stream thread's own buffer). */
+/* Makes room for n partitions, stores or restores in s (the stream
+ * thread's own buffer). */
 void stoat_http_stats_reserve(stoat_http_stats *s, size_t n);
+void stoat_http_stats_reserve_stores(stoat_http_stats *s, size_t n);
+void stoat_http_stats_reserve_restores(stoat_http_stats *s, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* The run's fixed facts                                               */

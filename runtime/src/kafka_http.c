@@ -145,7 +145,7 @@ bool kafka_http_start(stoat_kafka *k, const char *instance_id)
 	const char *a = k->opt->http_address;
 	bool v6 = strchr(a, ':') != NULL;
 	kafka_log(k, "http: serving on http://%s%s%s:%d (/health/live, /health/ready, /metrics, /info, /config, "
-		     "/offsets, /topology, POST /pause, POST /resume)%s",
+		     "/offsets, /state, /topology, POST /pause, POST /resume)%s",
 		  v6 ? "[" : "", a, v6 ? "]" : "", stoat_http_port(k->http),
 		  strcmp(a, "127.0.0.1") == 0 || strcmp(a, "::1") == 0
 			  ? ""
@@ -178,6 +178,49 @@ static void fill_partition(stoat_kafka *k, const kafka_partition *p, stoat_http_
 	bool drained = p->queue ? p->at_end && p->held_head == p->held_len : p->at_end;
 	if (drained && out->end >= 0)
 		out->position = out->end;
+}
+
+/*
+ * The stores' part of a snapshot: their figures as read at most every
+ * STOAT_HTTP_STATE_MS (RocksDB properties are not free), and the restores
+ * under way as of now.
+ */
+static void fill_state(stoat_kafka *k, stoat_http_stats *s, int64_t now)
+{
+	s->has_state = k->state != NULL;
+	s->store_count = s->restore_count = 0;
+	if (!k->state)
+		return;
+	if (k->state_usage_ms == 0 || now - k->state_usage_ms >= STOAT_HTTP_STATE_MS || k->restoring) {
+		k->state_usage_ms = now;
+		size_t n = stoat_state_describe(k->state, k->store_usage, k->store_usage_cap, &k->state_usage);
+		if (n > k->store_usage_cap) {
+			k->store_usage_cap = n * 2;
+			k->store_usage = stoat_xrealloc(k->store_usage, k->store_usage_cap, sizeof *k->store_usage);
+			n = stoat_state_describe(k->state, k->store_usage, k->store_usage_cap, &k->state_usage);
+		}
+		k->store_usage_count = n;
+	}
+	stoat_http_stats_reserve_stores(s, k->store_usage_count);
+	if (k->store_usage_count)
+		memcpy(s->stores, k->store_usage, k->store_usage_count * sizeof *s->stores);
+	s->store_count = k->store_usage_count;
+	s->state = k->state_usage;
+	stoat_http_stats_reserve_restores(s, k->restoring_count);
+	for (size_t i = 0; k->restoring && i < k->restoring_count; i++) {
+		const kafka_restore_job *j = &k->restoring[i];
+		if (j->done)
+			continue;
+		stoat_http_restore *r = &s->restores[s->restore_count++];
+		r->store = stoat_store_part_store(j->part);
+		r->partition = stoat_store_part_partition(j->part);
+		r->from = j->from;
+		r->end = j->end;
+		r->position = stoat_store_part_restore_position(j->part);
+		if (r->position < j->from)
+			r->position = j->from;
+		r->restored = stoat_store_part_restored(j->part);
+	}
 }
 
 /* Fills the stream thread's buffer from the driver's state. */
@@ -215,6 +258,7 @@ static void fill(stoat_kafka *k, stoat_http_stats *s, int64_t now)
 	s->delivery_failures = k->delivery_failures;
 	s->restored_records = k->restored_records;
 	s->commit_seconds = k->commit_seconds;
+	fill_state(k, s, now);
 }
 
 /* Hands over a snapshot (see kafka_impl.h). */
@@ -327,6 +371,8 @@ void kafka_http_stop(stoat_kafka *k)
 	free(k->sink_e2e);
 	free(k->batch_seconds);
 	free(k->source_paused);
+	free(k->store_usage);
+	k->store_usage = NULL;
 	k->http_config_json = NULL;
 	k->sink_produced = NULL;
 	k->sink_e2e = NULL;

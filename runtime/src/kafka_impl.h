@@ -54,6 +54,14 @@ typedef struct kafka_partition {
 	bool paused;                 /* paused for POST /pause (kafka_http.c) */
 } kafka_partition;
 
+/* One store partition being restored (kafka_rebalance.c). */
+typedef struct kafka_restore_job {
+	stoat_store_part *part;
+	const char *topic; /* its changelog */
+	int64_t from, end; /* checkpoint (or the start) and high watermark */
+	bool done;
+} kafka_restore_job;
+
 /* The Kafka driver's state: stoat_driver first (see STOAT_CONTAINER_OF). */
 struct stoat_kafka {
 	stoat_driver driver;
@@ -126,6 +134,12 @@ struct stoat_kafka {
 	uint64_t rebalances;
 	uint64_t restored_records;
 	int64_t wall_ms;               /* the wall clock at the batch's start (endpoint on) */
+	const kafka_restore_job *restoring; /* the restore under way (kafka_rebalance.c), or NULL */
+	size_t restoring_count;
+	stoat_store_usage *store_usage;     /* the stores' figures, read every STOAT_HTTP_STATE_MS */
+	size_t store_usage_count, store_usage_cap;
+	stoat_state_usage state_usage;
+	int64_t state_usage_ms;
 };
 
 static volatile sig_atomic_t stop_requested;

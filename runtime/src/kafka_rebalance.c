@@ -62,13 +62,8 @@ bool kafka_has_shared_stores(const stoat_app *app)
 	return false;
 }
 
-/* One store partition being restored. */
-typedef struct restore_job {
-	stoat_store_part *part;
-	const char *topic; /* its changelog */
-	int64_t from, end; /* checkpoint (or the start) and high watermark */
-	bool done;
-} restore_job;
+/* One store partition being restored (kafka_impl.h). */
+typedef kafka_restore_job restore_job;
 
 /* Logs the end of one partition's restore (every partition gets a line). */
 static void log_restored(stoat_kafka *k, const restore_job *j, int64_t ms)
@@ -302,6 +297,8 @@ static bool restore_assigned(stoat_kafka *k, const rd_kafka_topic_partition_list
 		}
 	}
 	rd_kafka_topic_partition_list_destroy(l);
+	k->restoring = jobs;
+	k->restoring_count = n;
 	while (ok && pending > 0 && !kafka_stop_requested) {
 		kafka_http_publish(k, false);
 		rd_kafka_message_t *m = rd_kafka_consumer_poll(k->restorer, 500);
@@ -351,6 +348,8 @@ static bool restore_assigned(stoat_kafka *k, const rd_kafka_topic_partition_list
 		rd_kafka_message_destroy(m);
 	}
 	rd_kafka_assign(k->restorer, NULL);
+	k->restoring = NULL;
+	k->restoring_count = 0;
 	free(jobs);
 	return ok && pending == 0;
 }

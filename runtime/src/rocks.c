@@ -669,3 +669,34 @@ bool stoat_rocks_clear_family(stoat_rocks *db, int family, char *err, size_t err
 	}
 	return write_plain(db, batch, "clearing a store partition", err, errlen);
 }
+
+/* An integer property of a family (0 when RocksDB does not say). */
+static uint64_t family_property(stoat_rocks *db, int family, const char *name)
+{
+	uint64_t v = 0;
+	if (rocksdb_property_int_cf(db->db, db->families[family].handle, name, &v) != 0)
+		return 0;
+	return v;
+}
+
+/* RocksDB's memory, summed over the families (see rocks.h). */
+void stoat_rocks_memory_usage(stoat_rocks *db, stoat_rocks_memory *out)
+{
+	memset(out, 0, sizeof *out);
+	for (int i = 0; i < db->family_count; i++) {
+		out->memtables += family_property(db, i, "rocksdb.cur-size-all-mem-tables");
+		out->table_readers += family_property(db, i, "rocksdb.estimate-table-readers-mem");
+	}
+	out->block_cache = rocksdb_cache_get_usage(db->cache);
+	out->block_cache_pinned = rocksdb_cache_get_pinned_usage(db->cache);
+	out->budget = db->memory_budget;
+}
+
+/* A family's size estimates (see rocks.h). */
+void stoat_rocks_family_size(stoat_rocks *db, int family, uint64_t *keys, uint64_t *bytes)
+{
+	assert(family >= 0 && family < db->family_count);
+	*keys = family_property(db, family, "rocksdb.estimate-num-keys");
+	*bytes = family_property(db, family, "rocksdb.estimate-live-data-size") +
+		 family_property(db, family, "rocksdb.cur-size-all-mem-tables");
+}

@@ -59,6 +59,20 @@ const char *stoat_rocks_family_name(const stoat_rocks *db, int family);
 /* The memory budget db was opened with. */
 size_t stoat_rocks_budget(const stoat_rocks *db);
 
+/* What RocksDB holds in memory, from its properties and block cache. */
+typedef struct stoat_rocks_memory {
+	uint64_t memtables;       /* rocksdb.cur-size-all-mem-tables, all families */
+	uint64_t table_readers;   /* rocksdb.estimate-table-readers-mem (indexes, filters) */
+	uint64_t block_cache;     /* the shared block cache's usage ... */
+	uint64_t block_cache_pinned; /* ... and what of it is pinned */
+	size_t budget;            /* the memory budget it was opened with */
+} stoat_rocks_memory;
+
+void stoat_rocks_memory_usage(stoat_rocks *db, stoat_rocks_memory *out);
+
+/* A family's estimated keys and bytes (live data plus memtables). */
+void stoat_rocks_family_size(stoat_rocks *db, int family, uint64_t *keys, uint64_t *bytes);
+
 /*
  * Looks key up: the uncommitted batch first, then the database.  Returns
  * true with *found, and *value copied into arena when found; false and a

@@ -292,6 +292,12 @@ uint64_t stoat_store_part_restored(const stoat_store_part *p)
 	return p->restored;
 }
 
+/* The changelog offset after the last record restored so far. */
+int64_t stoat_store_part_restore_position(const stoat_store_part *p)
+{
+	return p->restore_next;
+}
+
 /*
  * A changelog record of p was acknowledged: its checkpoint may move past
  * offset at the next commit.
@@ -599,6 +605,7 @@ bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
 	if (cached) {
 		cache_entry *e = cache_find(&st->cache, p, key);
 		if (e) {
+			st->cache.hits++;
 			if (!e->new_value.ptr)
 				return false;
 			*value = stoat_arena_strdup(&cx->arena, e->new_value);
@@ -611,8 +618,10 @@ bool stoat_store_get(stoat_ctx *cx, int store, stoat_str key, stoat_str *value)
 		stoat_error(cx, "%s", err);
 		return false;
 	}
-	if (cached)
+	if (cached) {
+		st->cache.misses++;
 		cache_add(&st->cache, p, key, found ? *value : (stoat_str){ NULL, 0 });
+	}
 	return found;
 }
 
@@ -631,7 +640,10 @@ static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value
 		return stoat_part_write(cx, p, key, value);
 	record_cache *c = &st->cache;
 	cache_entry *e = cache_find(c, p, key);
-	if (!e) {
+	if (e) {
+		c->hits++;
+	} else {
+		c->misses++;
 		char err[512];
 		bool found = false;
 		stoat_str old = { NULL, 0 };
@@ -657,11 +669,14 @@ static bool store_write(stoat_ctx *cx, int store, stoat_str key, stoat_str value
 		e->shown_value = e->new_value;
 		e->shown_timestamp = cx->timestamp;
 	}
-	if (c->bytes > st->cache_max && !st->flushing && !stoat_state_flush(st)) {
-		/* The flushed updates failed downstream: so does this record. */
-		if (st->flush_cx.abandoned)
-			cx->abandoned = true;
-		stoat_error(cx, "a store update flushed from the record cache failed downstream");
+	if (c->bytes > st->cache_max && !st->flushing) {
+		c->size_flushes++;
+		if (!stoat_state_flush(st)) {
+			/* The flushed updates failed downstream: so does this record. */
+			if (st->flush_cx.abandoned)
+				cx->abandoned = true;
+			stoat_error(cx, "a store update flushed from the record cache failed downstream");
+		}
 	}
 	return false;
 }
@@ -985,4 +1000,50 @@ bool stoat_store_part_has(stoat_store_part *p, stoat_str key, bool *found, char 
 	bool ok = stoat_part_get(p, key, a, &value, found, err, errlen);
 	stoat_arena_reset(a);
 	return ok;
+}
+
+/* Sizes of one open store partition (see state.h). */
+static void part_usage(stoat_store_part *p, stoat_store_usage *u)
+{
+	u->store = p->store;
+	u->partition = p->partition;
+	u->checkpoint = p->checkpoint;
+	u->restored = p->restored;
+	u->in_memory = p->family < 0;
+	if (p->family < 0) {
+		u->keys = stoat_mem_map_count(&p->committed);
+		u->bytes = stoat_mem_map_bytes(&p->committed);
+	} else {
+		stoat_rocks_family_size(p->st->db, p->family, &u->keys, &u->bytes);
+	}
+}
+
+/*
+ * The open store partitions, in store then partition order, into
+ * out[0..cap) (the count of all is returned), and the record cache's and
+ * RocksDB's figures into *usage.  Reads RocksDB properties: for a page
+ * or a scrape now and then, not per record.
+ */
+size_t stoat_state_describe(stoat_state *st, stoat_store_usage *out, size_t cap, stoat_state_usage *usage)
+{
+	size_t n = 0;
+	for (size_t s = 0; s < st->app->store_count; s++)
+		for (int32_t i = 0; i < st->part_caps[s]; i++) {
+			stoat_store_part *p = st->parts[s][i];
+			if (!p)
+				continue;
+			if (n < cap)
+				part_usage(p, &out[n]);
+			n++;
+		}
+	memset(usage, 0, sizeof *usage);
+	usage->cache_max_bytes = st->cache_max;
+	usage->cache_bytes = st->cache.bytes;
+	usage->cache_entries = st->cache.count;
+	usage->cache_hits = st->cache.hits;
+	usage->cache_misses = st->cache.misses;
+	usage->cache_size_flushes = st->cache.size_flushes;
+	if (st->db)
+		stoat_rocks_memory_usage(st->db, &usage->rocksdb);
+	return n;
 }

@@ -76,6 +76,9 @@ bool stoat_store_part_restore_done(stoat_store_part *p, char *err, size_t errlen
 /* The partition's keys in the committed store (for logs and tests). */
 uint64_t stoat_store_part_restored(const stoat_store_part *p);
 
+/* The changelog offset after the last record a restore under way applied. */
+int64_t stoat_store_part_restore_position(const stoat_store_part *p);
+
 /*
  * Where a restore starts, from the checkpoint and the changelog
  * partition's offsets lo..hi (log start, end).  A checkpoint below the
@@ -168,5 +171,27 @@ stoat_ctx *stoat_state_flush_ctx(stoat_state *st);
  * (and err) if RocksDB could not be read.
  */
 bool stoat_state_print_window_sizes(stoat_state *st, FILE *f, char *err, size_t errlen);
+
+/* An open store partition's figures (stoat_state_describe). */
+typedef struct stoat_store_usage {
+	int store;
+	int32_t partition;
+	bool in_memory;
+	uint64_t keys;      /* RocksDB's estimate-num-keys, or the in-memory count */
+	uint64_t bytes;     /* RocksDB's live data estimate and memtables, or the in-memory bytes */
+	int64_t checkpoint; /* the changelog offset the committed data reflects (-1: none) */
+	uint64_t restored;  /* records applied by its last restore */
+} stoat_store_usage;
+
+/* The state's shared figures: the record cache's and RocksDB's. */
+typedef struct stoat_state_usage {
+	size_t cache_max_bytes;
+	size_t cache_bytes;
+	size_t cache_entries;
+	uint64_t cache_hits, cache_misses, cache_size_flushes;
+	stoat_rocks_memory rocksdb;
+} stoat_state_usage;
+
+size_t stoat_state_describe(stoat_state *st, stoat_store_usage *out, size_t cap, stoat_state_usage *usage);
 
 #endif /* STOAT_RUNTIME_STATE_H */

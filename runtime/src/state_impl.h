@@ -88,6 +88,10 @@ typedef struct record_cache {
 	 * alone, as every clean entry holds what its store holds. */
 	uint32_t *dirty_list;
 	size_t dirty_cap;
+	/* For GET /state and /metrics: reads and writes that found their key
+	 * here and that did not, and flushes made because the cache was over
+	 * its budget (the others come with commits). */
+	uint64_t hits, misses, size_flushes;
 } record_cache;
 
 struct stoat_state {

@@ -87,12 +87,15 @@ void stoat_mem_map_put(stoat_mem_map *m, stoat_str key, stoat_str value, bool de
 			memcpy(e->key, key.ptr, key.len);
 		e->key_len = key.len;
 		m->count++;
+		m->bytes += key.len;
 	} else {
+		m->bytes -= e->value_len;
 		free(e->value);
 	}
 	e->deleted = deleted;
 	e->value = stoat_xmalloc(deleted ? 0 : value.len);
 	e->value_len = deleted ? 0 : value.len;
+	m->bytes += e->value_len;
 	if (e->value_len)
 		memcpy(e->value, value.ptr, value.len);
 }
@@ -105,6 +108,7 @@ void stoat_mem_map_remove(stoat_mem_map *m, stoat_str key)
 	stoat_mem_entry *e = probe(m, hash_bytes(key.ptr, key.len), key.ptr, key.len);
 	if (!e->hash)
 		return;
+	m->bytes -= e->key_len + e->value_len;
 	free(e->key);
 	free(e->value);
 	size_t mask = m->cap - 1, hole = (size_t)(e - m->slots);
@@ -151,6 +155,13 @@ void stoat_mem_map_clear(stoat_mem_map *m)
 	free(m->slots);
 	m->slots = NULL;
 	m->cap = m->count = 0;
+	m->bytes = 0;
+}
+
+/* The bytes of the keys and values held. */
+size_t stoat_mem_map_bytes(const stoat_mem_map *m)
+{
+	return m->bytes;
 }
 
 /* The number of keys held (remembered deletes included). */

@@ -381,6 +381,87 @@ START_TEST(test_topology_page)
 }
 END_TEST
 
+START_TEST(test_state_page)
+{
+	static const stoat_source srcs[] = {
+		{ .name = "words", .topic = "lines" },
+		{ .name = "by_word", .topic = "wc-counts-repartition", .internal = true, .subtopology = 1 },
+	};
+	static const stoat_store_desc stores[] = { { .name = "counts", .subtopology = 1 } };
+	static const stoat_app wc = { .app_id = "wc", .sources = srcs, .source_count = 2, .stores = stores,
+				      .store_count = 1 };
+	stoat_http_partition parts[] = {
+		{ .source = 0, .partition = 0, .position = -1, .committed = -1, .end = -1 },
+		{ .source = 1, .partition = 0, .position = -1, .committed = -1, .end = -1 },
+	};
+	stoat_store_usage usage[] = { { .store = 0, .partition = 0, .keys = 7, .bytes = 4096, .checkpoint = 12,
+					.restored = 3 } };
+	stoat_http_restore restores[] = { { .store = 0, .partition = 1, .from = 100, .end = 250, .position = 160,
+					    .restored = 60 } };
+	stoat_http_source wsources[2] = { 0 };
+	setup();
+	fx_info.app = &wc;
+	fx.sources = wsources;
+	fx.sinks = NULL;
+	fx.partitions = parts;
+	fx.partition_count = 2;
+	fx.phase = STOAT_HTTP_RESTORING;
+	fx.has_state = true;
+	fx.stores = usage;
+	fx.store_count = 1;
+	fx.restores = restores;
+	fx.restore_count = 1;
+	fx.state = (stoat_state_usage){ .cache_max_bytes = 10485760, .cache_bytes = 512, .cache_entries = 4,
+					.cache_hits = 9, .cache_misses = 5, .cache_size_flushes = 1,
+					.rocksdb = { .memtables = 2048, .table_readers = 16, .block_cache = 64,
+						     .block_cache_pinned = 8, .budget = 268435456 } };
+	stoat_http_response r = route("GET", "/state", NULL, NULL);
+	ck_assert_uint_eq(r.status, 200);
+	ck_assert_str_eq(r.body.data,
+			 "{\"state\": \"restoring\",\n"
+			 "\"tasks\": [\n"
+			 "  {\"id\": \"0_0\", \"subtopology\": 0, \"partition\": 0, \"topics\": [\"lines\"]},\n"
+			 "  {\"id\": \"1_0\", \"subtopology\": 1, \"partition\": 0, \"topics\": [\"wc-counts-repartition\"]}\n"
+			 "],\n"
+			 "\"stores\": [\n"
+			 "  {\"store\": \"counts\", \"partition\": 0, \"task\": \"1_0\", \"kind\": \"key_value\", "
+			 "\"in_memory\": false, \"keys\": 7, \"bytes\": 4096, \"checkpoint\": 12, \"restored\": 3}\n"
+			 "],\n"
+			 "\"restoring\": [\n"
+			 "  {\"store\": \"counts\", \"partition\": 1, \"changelog\": \"wc-counts-changelog\", \"from\": 100, "
+			 "\"end\": 250, \"position\": 160, \"restored\": 60, \"remaining\": 90}\n"
+			 "],\n"
+			 "\"record_cache\": {\"max_bytes\": 10485760, \"bytes\": 512, \"entries\": 4, \"hits\": 9, "
+			 "\"misses\": 5, \"size_flushes\": 1},\n"
+			 "\"rocksdb\": {\"budget_bytes\": 268435456, \"memtable_bytes\": 2048, \"table_readers_bytes\": 16, "
+			 "\"block_cache_bytes\": 64, \"block_cache_pinned_bytes\": 8}}\n");
+	stoat_buf_free(&r.body);
+	r = route("GET", "/metrics", NULL, NULL);
+	const char *t = r.body.data;
+	expect_line(t, "stoat_store_keys{store=\"counts\",partition=\"0\"} 7");
+	expect_line(t, "stoat_store_bytes{store=\"counts\",partition=\"0\"} 4096");
+	expect_line(t, "stoat_restore_remaining_records{store=\"counts\",partition=\"1\"} 90");
+	expect_line(t, "stoat_record_cache_hits_total 9");
+	expect_line(t, "stoat_record_cache_misses_total 5");
+	expect_line(t, "stoat_record_cache_size_flushes_total 1");
+	expect_line(t, "stoat_record_cache_bytes 512");
+	expect_line(t, "stoat_rocksdb_memtable_bytes 2048");
+	expect_line(t, "stoat_rocksdb_block_cache_bytes 64");
+	expect_line(t, "stoat_rocksdb_budget_bytes 268435456");
+	expect_line(t, "stoat_restoring 1");
+	stoat_buf_free(&r.body);
+	/* Without stores: none of their families, and null sections. */
+	fx.has_state = false;
+	r = route("GET", "/metrics", NULL, NULL);
+	ck_assert_ptr_null(strstr(r.body.data, "stoat_store_keys"));
+	ck_assert_ptr_null(strstr(r.body.data, "stoat_record_cache"));
+	stoat_buf_free(&r.body);
+	r = route("GET", "/state", NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(r.body.data, "\"stores\": [],\n\"restoring\": [],\n\"record_cache\": null, \"rocksdb\": null}\n"));
+	stoat_buf_free(&r.body);
+}
+END_TEST
+
 START_TEST(test_parse_listen)
 {
 	char a[64];
@@ -505,6 +586,7 @@ static Suite *http_suite(void)
 	tcase_add_test(tc, test_offsets_page);
 	tcase_add_test(tc, test_info_page);
 	tcase_add_test(tc, test_topology_page);
+	tcase_add_test(tc, test_state_page);
 	tcase_add_test(tc, test_parse_listen);
 	tcase_add_test(tc, test_server);
 	suite_add_tcase(s, tc);

@@ -691,6 +691,50 @@ START_TEST(reset_clears_the_checkpoint)
 }
 END_TEST
 
+/* stoat_state_describe: the open partitions with their keys and bytes,
+ * the record cache's hits and misses, RocksDB's memory. */
+START_TEST(describe_counts_stores)
+{
+	fixture f;
+	fixture_open(&f, backing(_i), (size_t)1 << 20);
+	on(&f, 0, 1);
+	put(&f, "a", "1");                /* a miss: read from the store first */
+	put(&f, "a", "11");               /* a hit */
+	ck_assert_str_eq(get(&f, "a"), "11"); /* a hit */
+	ck_assert_str_eq(get(&f, "z"), "-");  /* a miss */
+	put(&f, "bb", "22");              /* a miss */
+	on(&f, 3, 1);
+	put(&f, "c", "333");              /* a miss */
+	commit(&f);
+	stoat_store_usage u[4];
+	stoat_state_usage su;
+	ck_assert_uint_eq(stoat_state_describe(f.driver.state, u, 1, &su), 2); /* counts all, fills one */
+	ck_assert_uint_eq(stoat_state_describe(f.driver.state, u, 4, &su), 2);
+	ck_assert_int_eq(u[0].partition, 0);
+	ck_assert_int_eq(u[1].partition, 3);
+	ck_assert_uint_eq(u[0].keys, 2);
+	ck_assert_uint_eq(u[1].keys, 1);
+	ck_assert_uint_eq(su.cache_hits, 2);
+	ck_assert_uint_eq(su.cache_misses, 4);
+	ck_assert_uint_eq(su.cache_size_flushes, 0);
+	ck_assert_uint_eq(su.cache_max_bytes, (size_t)1 << 20);
+	if (_i == 1) {
+		/* In memory: the keys' and values' bytes exactly. */
+		ck_assert(u[0].in_memory);
+		ck_assert_uint_eq(u[0].bytes, 1 + 2 + 2 + 2);
+		ck_assert_uint_eq(u[1].bytes, 1 + 3);
+		ck_assert_uint_eq(su.rocksdb.budget, 0);
+	} else {
+		ck_assert(!u[0].in_memory);
+		ck_assert_uint_gt(u[0].bytes, 0);
+		ck_assert_uint_gt(su.rocksdb.memtables, 0);
+		ck_assert_uint_eq(su.rocksdb.budget, (size_t)8 << 20);
+	}
+	fixture_close(&f);
+	remove_dirs();
+}
+END_TEST
+
 static Suite *state_suite(void)
 {
 	Suite *s = suite_create("state");
@@ -700,6 +744,7 @@ static Suite *state_suite(void)
 	tcase_add_test(tc, commit_survives_reopen);
 	tcase_add_loop_test(tc, cache_collapses_updates, 0, 2);
 	tcase_add_loop_test(tc, cache_flushes_when_full, 0, 2);
+	tcase_add_loop_test(tc, describe_counts_stores, 0, 2);
 	tcase_add_loop_test(tc, quiet_put_is_not_passed_on, 0, 4);
 	tcase_add_loop_test(tc, restore_from_changelog, 0, 2);
 	tcase_add_test(tc, in_memory_store_with_a_directory);
