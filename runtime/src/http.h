@@ -95,6 +95,32 @@ typedef struct stoat_http_restore {
 	uint64_t restored;  /* records applied so far */
 } stoat_http_restore;
 
+/* A broker as a client's librdkafka statistics describe it. */
+#define STOAT_HTTP_MAX_BROKERS 16
+typedef struct stoat_http_broker {
+	char name[96];       /* librdkafka's: "host:port/node id" */
+	bool up;             /* its state is UP */
+	double rtt_seconds;  /* the average round trip of the last interval */
+} stoat_http_broker;
+
+/* What one client's last librdkafka statistics said (statistics.interval.ms). */
+typedef struct stoat_http_client {
+	bool known;                  /* statistics have come */
+	int64_t queue_messages;      /* msg_cnt: waiting in the producer queue */
+	int64_t queue_bytes;         /* msg_size */
+	int64_t sent_bytes;          /* tx_bytes, to all brokers */
+	int64_t received_bytes;      /* rx_bytes */
+	int64_t fetch_queue_messages; /* the partitions' fetchq_cnt, summed (consumer) */
+	size_t broker_count;         /* brokers with a node id (bootstrap entries aside) */
+	stoat_http_broker brokers[STOAT_HTTP_MAX_BROKERS];
+} stoat_http_client;
+
+/*
+ * Reads librdkafka's statistics JSON into *out; false (out unchanged
+ * but for what was read) when it is not what librdkafka writes.
+ */
+bool stoat_http_parse_librdkafka_stats(stoat_str json, stoat_http_client *out);
+
 /* The stream thread's state, for readiness and the pages. */
 typedef enum stoat_http_phase {
 	STOAT_HTTP_STARTING = 0, /* before the group's first assignment */
@@ -124,6 +150,7 @@ typedef struct stoat_http_stats {
 	stoat_state_usage state;         /* the record cache, RocksDB */
 	stoat_http_restore *restores;    /* the restores under way */
 	size_t restore_count, restore_cap;
+	stoat_http_client producer, consumer; /* librdkafka's statistics */
 } stoat_http_stats;
 
 /* Makes room for n partitions, stores or restores in s (the stream

@@ -266,6 +266,7 @@ void http_metrics_page(const stoat_http_info *info, const stoat_http_stats *s, i
 	http_family(&e, "stoat_commit_seconds", "histogram", "Time a commit took (a transaction's commit under exactly_once).");
 	http_sample_histogram(&e, "stoat_commit_seconds", NULL, &s->commit_seconds);
 	http_state_metrics(&e, info, s);
+	http_librdkafka_metrics(&e, s);
 done:
 	if (openmetrics)
 		stoat_buf_lit(b, "# EOF\n");

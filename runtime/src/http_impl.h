@@ -62,6 +62,9 @@ void http_sample_histogram(http_expo *e, const char *name, const char *const *la
 void http_metrics_page(const stoat_http_info *info, const stoat_http_stats *s, int64_t now_ms, bool openmetrics,
 		       stoat_buf *b);
 
+/* librdkafka's statistics as /metrics families (http_librdkafka.c). */
+void http_librdkafka_metrics(http_expo *e, const stoat_http_stats *s);
+
 /* ------------------------------------------------------------------ */
 /* State (http_state.c)                                                */
 /* ------------------------------------------------------------------ */

@@ -128,6 +128,18 @@ static rd_kafka_t *make_client(stoat_kafka *k, rd_kafka_conf_t *conf, bool ok, c
 }
 
 /*
+ * With the endpoint on, librdkafka's statistics every 5 s (a user's
+ * statistics.interval.ms, applied after, wins) for its gauges.
+ */
+static bool with_statistics(stoat_kafka *k, rd_kafka_conf_t *conf)
+{
+	if (k->opt->http_port < 0)
+		return true;
+	rd_kafka_conf_set_stats_cb(conf, kafka_stats_cb);
+	return kafka_conf_set(conf, k->prog, "statistics.interval.ms", "5000");
+}
+
+/*
  * The producer: idempotent, zstd, murmur2 partitioning as Kafka's Java
  * default; transactional under exactly-once, retrying forever otherwise.
  */
@@ -174,6 +186,7 @@ rd_kafka_t *kafka_new_producer(stoat_kafka *k, bool transactional)
 		ok = kafka_conf_set(conf, k->prog, "message.timeout.ms", "0");
 	}
 	rd_kafka_conf_set_dr_msg_cb(conf, kafka_delivery_report);
+	ok = ok && with_statistics(k, conf);
 	return make_client(k, conf, ok, "producer", RD_KAFKA_PRODUCER, "the Kafka producer");
 }
 
@@ -243,6 +256,7 @@ rd_kafka_t *kafka_new_consumer(stoat_kafka *k)
 		}
 	}
 	rd_kafka_conf_set_rebalance_cb(conf, kafka_rebalance_cb);
+	ok = ok && with_statistics(k, conf);
 	return make_client(k, conf, ok, "consumer", RD_KAFKA_CONSUMER, "the Kafka consumer");
 }
 

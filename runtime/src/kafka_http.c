@@ -259,6 +259,8 @@ static void fill(stoat_kafka *k, stoat_http_stats *s, int64_t now)
 	s->restored_records = k->restored_records;
 	s->commit_seconds = k->commit_seconds;
 	fill_state(k, s, now);
+	s->producer = k->producer_stats;
+	s->consumer = k->consumer_stats;
 }
 
 /* Hands over a snapshot (see kafka_impl.h). */
@@ -351,6 +353,22 @@ void kafka_http_assigned(stoat_kafka *k, rd_kafka_topic_partition_list_t *parts)
 		}
 	}
 	rd_kafka_topic_partition_list_destroy(l);
+}
+
+/*
+ * librdkafka's statistics, every statistics.interval.ms (5 s when the
+ * endpoint is on): kept for the next snapshot.  Called from the client's
+ * poll, on the stream thread.  Returns 0: librdkafka frees the JSON.
+ */
+int kafka_stats_cb(rd_kafka_t *rk, char *json, size_t json_len, void *opaque)
+{
+	stoat_kafka *k = opaque;
+	stoat_http_client *c = rd_kafka_type(rk) == RD_KAFKA_PRODUCER ? &k->producer_stats : &k->consumer_stats;
+	if (!stoat_http_parse_librdkafka_stats((stoat_str){ json, json_len }, c) && !k->stats_unreadable_reported) {
+		k->stats_unreadable_reported = true;
+		kafka_log(k, "warning: http: cannot read librdkafka's statistics (its gauges are not served)");
+	}
+	return 0;
 }
 
 bool kafka_http_any_paused(const stoat_kafka *k)

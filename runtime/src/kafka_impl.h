@@ -140,6 +140,8 @@ struct stoat_kafka {
 	size_t store_usage_count, store_usage_cap;
 	stoat_state_usage state_usage;
 	int64_t state_usage_ms;
+	stoat_http_client producer_stats, consumer_stats; /* librdkafka's (endpoint on) */
+	bool stats_unreadable_reported;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -349,6 +351,9 @@ void kafka_http_control(stoat_kafka *k);
 /* After an assignment: pauses the new partitions of paused sources, and
  * (endpoint on) reads the group's committed offsets of parts. */
 void kafka_http_assigned(stoat_kafka *k, rd_kafka_topic_partition_list_t *parts);
+
+/* The producer's and consumer's statistics callback (endpoint on). */
+int kafka_stats_cb(rd_kafka_t *rk, char *json, size_t json_len, void *opaque);
 
 /* Whether some source is paused (the idle exit waits then). */
 bool kafka_http_any_paused(const stoat_kafka *k);

@@ -462,6 +462,62 @@ START_TEST(test_state_page)
 }
 END_TEST
 
+/* A producer's statistics in librdkafka's shape (trimmed), and a consumer's. */
+START_TEST(test_librdkafka_stats)
+{
+	const char *producer =
+		"{ \"name\": \"shop#producer-1\", \"client_id\": \"shop\", \"type\": \"producer\", \"ts\": 5, "
+		"\"msg_cnt\": 12, \"msg_size\": 3400, \"msg_max\": 1000000, \"tx\": 9, \"tx_bytes\": 81920, \"rx\": 9, "
+		"\"rx_bytes\": 2048, \"brokers\": { "
+		"\"127.0.0.1:9092/bootstrap\": { \"name\": \"127.0.0.1:9092/bootstrap\", \"nodeid\": -1, \"state\": \"UP\", "
+		"\"rtt\": { \"min\": 0, \"avg\": 0 } }, "
+		"\"127.0.0.1:9092/1\": { \"name\": \"127.0.0.1:9092/1\", \"nodeid\": 1, \"state\": \"UP\", "
+		"\"int_latency\": { \"avg\": 7 }, \"rtt\": { \"min\": 100, \"max\": 900, \"avg\": 1500, \"p99\": 800 }, "
+		"\"toppars\": { \"out-0\": { \"topic\": \"out\", \"partition\": 0 } } }, "
+		"\"127.0.0.1:9093/2\": { \"nodeid\": 2, \"state\": \"DOWN\", \"rtt\": { \"avg\": 0 } } }, "
+		"\"topics\": { \"out\": { \"topic\": \"out\", \"partitions\": { \"0\": { \"fetchq_cnt\": 0 }, "
+		"\"-1\": { \"fetchq_cnt\": 0 } } } }, \"eos\": { \"idemp_state\": \"Assigned\" } }";
+	stoat_http_client c = { 0 };
+	ck_assert(stoat_http_parse_librdkafka_stats((stoat_str){ producer, strlen(producer) }, &c));
+	ck_assert(c.known);
+	ck_assert_int_eq(c.queue_messages, 12);
+	ck_assert_int_eq(c.queue_bytes, 3400);
+	ck_assert_int_eq(c.sent_bytes, 81920);
+	ck_assert_int_eq(c.received_bytes, 2048);
+	ck_assert_uint_eq(c.broker_count, 2); /* the bootstrap entry is no broker */
+	ck_assert_str_eq(c.brokers[0].name, "127.0.0.1:9092/1");
+	ck_assert(c.brokers[0].up);
+	ck_assert(c.brokers[0].rtt_seconds > 0.0014999 && c.brokers[0].rtt_seconds < 0.0015001);
+	ck_assert(!c.brokers[1].up);
+
+	const char *consumer = "{\"type\": \"consumer\", \"msg_cnt\": 0, \"topics\": {\"in\": {\"partitions\": {"
+			       "\"0\": {\"fetchq_cnt\": 40, \"consumer_lag\": 3}, \"1\": {\"fetchq_cnt\": 2}, "
+			       "\"-1\": {\"fetchq_cnt\": -1}}}, \"in2\": {\"partitions\": {\"0\": {\"fetchq_cnt\": 8}}}}, "
+			       "\"cgrp\": {\"state\": \"up\", \"rebalance_cnt\": 1}}";
+	stoat_http_client d = { 0 };
+	ck_assert(stoat_http_parse_librdkafka_stats((stoat_str){ consumer, strlen(consumer) }, &d));
+	ck_assert_int_eq(d.fetch_queue_messages, 50);
+	/* Not librdkafka's JSON: refused, the last figures kept. */
+	ck_assert(!stoat_http_parse_librdkafka_stats((stoat_str){ "{\"msg_cnt\": ", 12 }, &d));
+	ck_assert_int_eq(d.fetch_queue_messages, 50);
+	ck_assert(!stoat_http_parse_librdkafka_stats((stoat_str){ "[1]", 3 }, &d));
+
+	setup();
+	fx.producer = c;
+	fx.consumer = d;
+	stoat_http_response r = route("GET", "/metrics", NULL, NULL);
+	const char *t = r.body.data;
+	expect_line(t, "stoat_kafka_queue_messages{client=\"producer\"} 12");
+	expect_line(t, "stoat_kafka_sent_bytes_total{client=\"producer\"} 81920");
+	expect_line(t, "stoat_kafka_fetch_queue_messages{client=\"consumer\"} 50");
+	expect_line(t, "stoat_kafka_broker_up{client=\"producer\",broker=\"127.0.0.1:9092/1\"} 1");
+	expect_line(t, "stoat_kafka_broker_up{client=\"producer\",broker=\"127.0.0.1:9093/2\"} 0");
+	expect_line(t, "stoat_kafka_broker_rtt_seconds{client=\"producer\",broker=\"127.0.0.1:9092/1\"} 0.0015");
+	ck_assert_ptr_null(strstr(t, "rtt_seconds{client=\"producer\",broker=\"127.0.0.1:9093/2\"}"));
+	stoat_buf_free(&r.body);
+}
+END_TEST
+
 START_TEST(test_parse_listen)
 {
 	char a[64];
@@ -587,6 +643,7 @@ static Suite *http_suite(void)
 	tcase_add_test(tc, test_info_page);
 	tcase_add_test(tc, test_topology_page);
 	tcase_add_test(tc, test_state_page);
+	tcase_add_test(tc, test_librdkafka_stats);
 	tcase_add_test(tc, test_parse_listen);
 	tcase_add_test(tc, test_server);
 	suite_add_tcase(s, tc);
