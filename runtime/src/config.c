@@ -20,6 +20,9 @@
  *     on_state_mismatch: refuse     # or rebuild-changelog, reset (see state.h)
  *     http: 9464                    # the operations endpoint on 127.0.0.1:9464 (http.h)
  *     http_ready_max_lag: 10000     # /health/ready only within this lag
+ *     log_level: info               # debug, info, warning, error
+ *     log_format: text              # or json (one object per line)
+ *     log_report_interval: 60s      # a throughput and lag line (0: never)
  *     kafka:              # both clients
  *       socket.timeout.ms: 10000
  *     consumer:
@@ -100,7 +103,7 @@ static const char *const setting_names[] = {
 	"static_membership", "batch_size", "idle_exit", "idle_exit_ms", "max_task_idle", "repartition_purge_interval",
 	"state_dir",
 	"memory", "state_memory", "cache_max_bytes", "on_state_mismatch", "shutdown_timeout",
-	"http", "http_ready_max_lag",
+	"http", "http_ready_max_lag", "log_level", "log_format", "log_report_interval",
 };
 
 /* Whether name is one of stoat's own settings. */
@@ -282,13 +285,30 @@ static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char
 		} else {
 			opt->http_ready_max_lag = v;
 		}
+	} else if (strcmp(name, "log_level") == 0) {
+		if (!stoat_log_parse_level(value, &opt->log_level)) {
+			fprintf(stderr, "%s: error: %s: log_level must be debug, info, warning or error, not '%s'\n", prog,
+				where, value);
+			return false;
+		}
+	} else if (strcmp(name, "log_format") == 0) {
+		if (!stoat_log_parse_format(value, &opt->log_format)) {
+			fprintf(stderr, "%s: error: %s: log_format must be text or json, not '%s'\n", prog, where, value);
+			return false;
+		}
+	} else if (strcmp(name, "log_report_interval") == 0) {
+		if (!parse_duration_ms(value, &opt->log_report_interval_ms)) {
+			fprintf(stderr, "%s: error: %s: log_report_interval must be a duration (60s; 0: never), not '%s'\n",
+				prog, where, value);
+			return false;
+		}
 	} else {
 		assert(!known_setting(name)); /* setting_names lists one that has no branch here */
 		fprintf(stderr,
 			"%s: error: %s: unknown setting '%s' (settings: bootstrap_servers, guarantee, "
 			"commit_interval, instance_id, static_membership, on_error, batch_size, idle_exit, max_task_idle, "
 			"memory, state_dir, state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval, shutdown_timeout, "
-			"http, http_ready_max_lag; "
+			"http, http_ready_max_lag, log_level, log_format, log_report_interval; "
 			"librdkafka properties "
 			"go under kafka:, consumer: or producer:)\n",
 			prog, where_name, name);
@@ -519,6 +539,9 @@ static bool read_environment(stoat_kafka_options *opt, const char *prog)
 		{ "STOAT_MAX_TASK_IDLE", "max_task_idle" },
 		{ "STOAT_HTTP", "http" },
 		{ "STOAT_HTTP_READY_MAX_LAG", "http_ready_max_lag" },
+		{ "STOAT_LOG_LEVEL", "log_level" },
+		{ "STOAT_LOG_FORMAT", "log_format" },
+		{ "STOAT_LOG_REPORT_INTERVAL", "log_report_interval" },
 	};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
 		const char *v = getenv(vars[i].env);
@@ -656,6 +679,9 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 	opt->shutdown_timeout_ms = 20000; /* within Kubernetes' default 30 s grace period */
 	opt->http_port = -1;
 	opt->http_ready_max_lag = -1;
+	opt->log_level = STOAT_LOG_INFO;
+	opt->log_format = STOAT_LOG_TEXT;
+	opt->log_report_interval_ms = 60000;
 	*rest = stoat_xcalloc((size_t)argc + 1, sizeof **rest);
 	*rest_count = 0;
 
@@ -679,6 +705,8 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 		{ "--repartition-purge-interval", "repartition_purge_interval" },
 		{ "--shutdown-timeout", "shutdown_timeout" },
 		{ "--http", "http" }, { "--http-ready-max-lag", "http_ready_max_lag" },
+		{ "--log-level", "log_level" }, { "--log-format", "log_format" },
+		{ "--log-report-interval", "log_report_interval" },
 	};
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];

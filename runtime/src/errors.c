@@ -3,6 +3,7 @@
  * and the fixed-width decoders whose only job is to report wrong lengths.
  */
 #include "driver.h"
+#include "log.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -81,19 +82,16 @@ bool stoat_decode_be_f64(stoat_ctx *cx, stoat_str s, double *out)
 	return true;
 }
 
-/* Prints "<app>: <level>: record t/p@o (timestamp ts): message<suffix>". */
+/* Logs "record t/p@o (timestamp ts): message<suffix>" (log.h) at level. */
 static void report_record(const stoat_ctx *cx, const char *level, const char *suffix)
 {
-	const char *app_id = cx->app ? cx->app->app_id : "stoat";
 	const char *topic = cx->source ? cx->source->topic : "?";
-	if (cx->msg) {
-		fprintf(stderr, "%s: %s: record %s/%" PRId32 "@%" PRId64 " (timestamp %" PRId64 "): %s%s\n",
-			app_id, level, topic, cx->msg->partition, cx->msg->offset, cx->msg->timestamp,
-			cx->error_message, suffix);
-	} else {
-		fprintf(stderr, "%s: %s: record of %s: %s%s\n", app_id, level, topic, cx->error_message,
-			suffix);
-	}
+	stoat_log_level l = strcmp(level, "error") == 0 ? STOAT_LOG_ERROR : STOAT_LOG_WARNING;
+	if (cx->msg)
+		stoat_log(l, "record_failed", NULL, "record %s/%" PRId32 "@%" PRId64 " (timestamp %" PRId64 "): %s%s",
+			  topic, cx->msg->partition, cx->msg->offset, cx->msg->timestamp, cx->error_message, suffix);
+	else
+		stoat_log(l, "record_failed", NULL, "record of %s: %s%s", topic, cx->error_message, suffix);
 }
 
 /*

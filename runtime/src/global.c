@@ -14,6 +14,7 @@
  * In-memory stores keep no checkpoint: they are read from the beginning.
  */
 #include "global.h"
+#include "log.h"
 
 #include "internal.h"
 
@@ -304,7 +305,7 @@ void stoat_global_aborted(stoat_global *g)
 {
 	char err[512];
 	if (!assign_parts(g, err, sizeof err))
-		fprintf(stderr, "%s: warning: %s\n", g->app->app_id, err);
+		stoat_log(STOAT_LOG_WARNING, NULL, NULL, "%s", err);
 }
 
 uint64_t stoat_global_applied(const stoat_global *g)

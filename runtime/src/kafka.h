@@ -7,6 +7,7 @@
 #ifndef STOAT_RUNTIME_KAFKA_H
 #define STOAT_RUNTIME_KAFKA_H
 
+#include "log.h"
 #include "state.h"
 #include "util.h"
 
@@ -51,6 +52,9 @@ typedef struct stoat_kafka_options {
 	char http_address[64];         /* run: the operations endpoint's address (http.h) ... */
 	int http_port;                 /* ... and port: -1 off (the default), 0 any free one */
 	int64_t http_ready_max_lag;    /* /health/ready only within this total lag (-1: no limit) */
+	stoat_log_level log_level;     /* run: lines below it are not written */
+	stoat_log_format log_format;   /* run: text (the default) or json */
+	int64_t log_report_interval_ms; /* run: a throughput and lag line this often (0: never) */
 	stoat_kafka_prop *props;
 	size_t prop_count;
 } stoat_kafka_options;

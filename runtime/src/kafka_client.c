@@ -14,15 +14,39 @@
 #include <time.h>
 #include <unistd.h>
 
-/* "<app>: " + message, to stderr: the driver's log. */
+/* A line of the driver's log (log.h): its level from the message's front. */
 void kafka_log(const stoat_kafka *k, const char *fmt, ...)
 {
+	(void)k;
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", k->app->app_id);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	stoat_log_leveled(NULL, fmt, ap);
 	va_end(ap);
+}
+
+/* The same, naming the event for the JSON log. */
+void kafka_log_event(const stoat_kafka *k, const char *event, const char *fmt, ...)
+{
+	(void)k;
+	va_list ap;
+	va_start(ap, fmt);
+	stoat_log_leveled(event, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * librdkafka's own lines (log_cb), through the same log, secrets blotted
+ * out (log.h's redact): syslog levels 0-3 are errors, 4 warnings, 5-6
+ * info, 7 debug.  Called from librdkafka's threads; the log is safe there.
+ */
+void kafka_librdkafka_log(const rd_kafka_t *rk, int level, const char *facility, const char *buf)
+{
+	(void)rk;
+	stoat_log_level l = level <= 3 ? STOAT_LOG_ERROR
+			    : level == 4 ? STOAT_LOG_WARNING
+			    : level <= 6 ? STOAT_LOG_INFO
+					 : STOAT_LOG_DEBUG;
+	stoat_log(l, "librdkafka", NULL, "librdkafka: %s: %s", facility, buf);
 }
 
 /* Sets a property, reporting a bad one (never a secret: config.c); false on error. */
@@ -87,7 +111,7 @@ void kafka_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 		if (now - k->last_warn_ms < 10000)
 			return;
 		k->last_warn_ms = now;
-		kafka_log(k, "warning: cannot reach the Kafka cluster at %s (%s); retrying", k->opt->bootstrap_servers,
+		kafka_log_event(k, "kafka_unreachable", "warning: cannot reach the Kafka cluster at %s (%s); retrying", k->opt->bootstrap_servers,
 		      reason);
 		return;
 	}
@@ -111,11 +135,12 @@ rd_kafka_t *kafka_make_client(stoat_kafka *k, rd_kafka_conf_t *conf, bool ok, co
 	}
 	rd_kafka_conf_set_opaque(conf, opaque);
 	rd_kafka_conf_set_error_cb(conf, error_cb);
+	rd_kafka_conf_set_log_cb(conf, kafka_librdkafka_log);
 	char err[512];
 	rd_kafka_t *rk = rd_kafka_new(type, conf, err, sizeof err);
 	if (!rk) {
 		stoat_kafka_redact(k->opt, err);
-		fprintf(stderr, "%s: error: cannot create %s: %s\n", k->prog, what, err);
+		stoat_log(STOAT_LOG_ERROR, NULL, NULL, "cannot create %s: %s", what, err);
 	}
 	return rk;
 }
@@ -249,7 +274,7 @@ rd_kafka_t *kafka_new_consumer(stoat_kafka *k)
 	 */
 	if (ok && k->opt->static_membership) {
 		if (!k->opt->instance_id) {
-			fprintf(stderr, "%s: error: static membership needs --instance-id\n", k->prog);
+			stoat_log(STOAT_LOG_ERROR, NULL, NULL, "static membership needs --instance-id");
 			ok = false;
 		} else {
 			ok = kafka_conf_set(conf, k->prog, "group.instance.id", k->opt->instance_id);

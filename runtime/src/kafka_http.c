@@ -144,7 +144,7 @@ bool kafka_http_start(stoat_kafka *k, const char *instance_id)
 	}
 	const char *a = k->opt->http_address;
 	bool v6 = strchr(a, ':') != NULL;
-	kafka_log(k, "http: serving on http://%s%s%s:%d (/health/live, /health/ready, /metrics, /info, /config, "
+	kafka_log_event(k, "http_serving", "http: serving on http://%s%s%s:%d (/health/live, /health/ready, /metrics, /info, /config, "
 		     "/offsets, /state, /topology, POST /pause, POST /resume)%s",
 		  v6 ? "[" : "", a, v6 ? "]" : "", stoat_http_port(k->http),
 		  strcmp(a, "127.0.0.1") == 0 || strcmp(a, "::1") == 0
@@ -316,7 +316,7 @@ void kafka_http_control(stoat_kafka *k)
 			continue;
 		k->source_paused[i] = want;
 		set_paused(k, i, want);
-		kafka_log(k, "%s source %s (topic %s)%s", want ? "paused" : "resumed", k->app->sources[i].name,
+		kafka_log_event(k, want ? "paused" : "resumed", "%s source %s (topic %s)%s", want ? "paused" : "resumed", k->app->sources[i].name,
 			  k->app->sources[i].topic,
 			  want ? ": no records are fetched from it until POST /resume" : "");
 	}
@@ -369,6 +369,58 @@ int kafka_stats_cb(rd_kafka_t *rk, char *json, size_t json_len, void *opaque)
 		kafka_log(k, "warning: http: cannot read librdkafka's statistics (its gauges are not served)");
 	}
 	return 0;
+}
+
+/*
+ * The periodic report (log_report_interval): records in and out since the
+ * start with their rates since the last report, failures, the lag of the
+ * assigned partitions (those whose lag is known), commits.
+ */
+void kafka_log_report(stoat_kafka *k, int64_t now)
+{
+	const stoat_app *app = k->app;
+	stoat_counters c = stoat_counters_sum(app, k->tasks, app->source_count,
+					       k->state ? stoat_state_flush_ctx(k->state) : NULL);
+	uint64_t out = 0;
+	for (size_t i = 0; i < app->sink_count; i++)
+		if (!app->sinks[i].internal)
+			out += k->sink_produced[i];
+	double secs = (double)(now - (k->last_report_ms ? k->last_report_ms : k->started_ms)) / 1000.0;
+	double in_rate = secs > 0 ? (double)(c.records_in - k->report_in) / secs : 0;
+	double out_rate = secs > 0 ? (double)(out - k->report_out) / secs : 0;
+	int64_t lag = 0;
+	size_t parts = 0, unknown = 0;
+	for (size_t i = 0; i < k->part_count; i++) {
+		const kafka_partition *p = &k->parts[i];
+		if (!p->assigned || p->source == SIZE_MAX)
+			continue;
+		stoat_http_partition v;
+		fill_partition(k, p, &v);
+		int64_t l = stoat_http_partition_lag(&v);
+		parts++;
+		if (l < 0)
+			unknown++;
+		else
+			lag += l;
+	}
+	char unknown_text[64] = "";
+	if (unknown)
+		snprintf(unknown_text, sizeof unknown_text, " (%zu not known yet)", unknown);
+	char fields[512];
+	snprintf(fields, sizeof fields,
+		 "\"records_in\": %" PRIu64 ", \"records_out\": %" PRIu64 ", \"in_per_second\": %.1f, "
+		 "\"out_per_second\": %.1f, \"failed\": %" PRIu64 ", \"dead_lettered\": %" PRIu64 ", \"lag\": %" PRId64
+		 ", \"partitions\": %zu, \"lag_unknown\": %zu, \"commits\": %" PRIu64,
+		 c.records_in, out, in_rate, out_rate, c.records_failed, c.records_dead_lettered, lag, parts, unknown,
+		 k->commits);
+	stoat_log(STOAT_LOG_INFO, "report", fields,
+		  "report: %" PRIu64 " records in (%.0f/s), %" PRIu64 " out (%.0f/s), %" PRIu64 " failed, %" PRIu64
+		  " dead-lettered; lag %" PRId64 " on %zu partition%s%s; %" PRIu64 " commits",
+		  c.records_in, in_rate, out, out_rate, c.records_failed, c.records_dead_lettered, lag, parts,
+		  parts == 1 ? "" : "s", unknown_text, k->commits);
+	k->last_report_ms = now;
+	k->report_in = c.records_in;
+	k->report_out = out;
 }
 
 bool kafka_http_any_paused(const stoat_kafka *k)

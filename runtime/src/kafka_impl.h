@@ -23,6 +23,7 @@
 
 #include "http.h"
 #include "kafka.h"
+#include "log.h"
 #include "state.h"
 
 #include <librdkafka/rdkafka.h>
@@ -142,6 +143,8 @@ struct stoat_kafka {
 	int64_t state_usage_ms;
 	stoat_http_client producer_stats, consumer_stats; /* librdkafka's (endpoint on) */
 	bool stats_unreadable_reported;
+	int64_t last_report_ms;        /* the log's periodic report (kafka_log_report) */
+	uint64_t report_in, report_out; /* records in and out as of the last one */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -154,8 +157,14 @@ extern volatile sig_atomic_t kafka_stop_requested;
 /* kafka_client.c                                                      */
 /* ------------------------------------------------------------------ */
 
-/* "<app>: " + message, to stderr: the driver's log. */
+/* A line of the log (log.h); "error: " or "warning: " in front sets its level. */
 void kafka_log(const stoat_kafka *k, const char *fmt, ...) STOAT_PRINTF(2, 3);
+
+/* The same, naming the event for the JSON log ("assigned", "restored"). */
+void kafka_log_event(const stoat_kafka *k, const char *event, const char *fmt, ...) STOAT_PRINTF(3, 4);
+
+/* librdkafka's log_cb: its lines through the log (log.h), at their level. */
+void kafka_librdkafka_log(const rd_kafka_t *rk, int level, const char *facility, const char *buf);
 
 /* Sets a property, reporting a bad one; false on error. */
 bool kafka_conf_set(rd_kafka_conf_t *conf, const char *prog, const char *name, const char *value);
@@ -354,6 +363,9 @@ void kafka_http_assigned(stoat_kafka *k, rd_kafka_topic_partition_list_t *parts)
 
 /* The producer's and consumer's statistics callback (endpoint on). */
 int kafka_stats_cb(rd_kafka_t *rk, char *json, size_t json_len, void *opaque);
+
+/* The periodic report line (log_report_interval). */
+void kafka_log_report(stoat_kafka *k, int64_t now);
 
 /* Whether some source is paused (the idle exit waits then). */
 bool kafka_http_any_paused(const stoat_kafka *k);

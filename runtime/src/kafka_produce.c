@@ -221,7 +221,7 @@ static bool kafka_emit(stoat_driver *d, stoat_ctx *cx, int sink, stoat_str topic
 	if (STOAT_UNLIKELY(!k->first_output_logged) && !k->app->sinks[sink].internal) {
 		/* Start-up time as users see it (and the benchmark measures). */
 		k->first_output_logged = true;
-		kafka_log(k, "first output record after %" PRId64 " ms", stoat_now_ms() - k->started_ms);
+		kafka_log_event(k, "first_output", "first output record after %" PRId64 " ms", stoat_now_ms() - k->started_ms);
 	}
 	return true;
 }

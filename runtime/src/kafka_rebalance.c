@@ -40,7 +40,7 @@ static void log_partitions(stoat_kafka *k, const char *what, const rd_kafka_topi
 		n += (size_t)snprintf(text + n, sizeof text - n, "%s%s[%" PRId32 "]", i ? ", " : "", l->elems[i].topic,
 				      l->elems[i].partition);
 	if (l->cnt)
-		kafka_log(k, "%s %d partition%s: %s", what, l->cnt, l->cnt == 1 ? "" : "s", text);
+		kafka_log_event(k, what, "%s %d partition%s: %s", what, l->cnt, l->cnt == 1 ? "" : "s", text);
 }
 
 /*
@@ -68,7 +68,7 @@ typedef kafka_restore_job restore_job;
 /* Logs the end of one partition's restore (every partition gets a line). */
 static void log_restored(stoat_kafka *k, const restore_job *j, int64_t ms)
 {
-	kafka_log(k, "restored %s[%" PRId32 "]: %" PRIu64 " records, checkpoint %" PRId64 ", changelog end %" PRId64
+	kafka_log_event(k, "restored", "restored %s[%" PRId32 "]: %" PRIu64 " records, checkpoint %" PRId64 ", changelog end %" PRId64
 		 " (%" PRId64 " ms)",
 	      j->topic, stoat_store_part_partition(j->part), stoat_store_part_restored(j->part), j->from, j->end, ms);
 }
@@ -308,7 +308,7 @@ static bool restore_assigned(stoat_kafka *k, const rd_kafka_topic_partition_list
 			uint64_t records = 0;
 			for (size_t j = 0; j < n; j++)
 				records += stoat_store_part_restored(jobs[j].part);
-			kafka_log(k, "restoring: %zu of %zu store partitions to go, %" PRIu64 " records so far", pending, n,
+			kafka_log_event(k, "restoring", "restoring: %zu of %zu store partitions to go, %" PRIu64 " records so far", pending, n,
 			      records);
 		}
 		if (!m)
@@ -392,6 +392,7 @@ void kafka_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err, rd_kafka_topic_
 			}
 			p->assigned = true;
 			p->next_offset = p->committed = -1;
+			p->group_committed = -2; /* not read (kafka_http_assigned) */
 			/* Its own queue before the assignment starts the fetch. */
 			if (k->ordered && p->source != SIZE_MAX && k->ordered[p->source])
 				kafka_order_take(k, rk, p);

@@ -167,6 +167,12 @@ static void on_signal(int sig)
 		sem_post(&watchdog.begin);
 }
 
+/* The log's redact hook: opt's secret values blotted out of a line. */
+static void redact_secrets(void *arg, char *message)
+{
+	stoat_kafka_redact(arg, message);
+}
+
 /* Converts librdkafka's messages rk[0..n) of partition p and runs them. */
 void kafka_run_partition_batch(stoat_kafka *k, kafka_partition *p, rd_kafka_message_t **rk, size_t n)
 {
@@ -498,6 +504,7 @@ static bool open_global(stoat_kafka *k)
 		rd_kafka_conf_destroy(conf);
 		return false;
 	}
+	rd_kafka_conf_set_log_cb(conf, kafka_librdkafka_log);
 	char err[1024];
 	watchdog_stage("reading the global tables");
 	k->global = stoat_global_open(k->app, k->state, k->tasks, conf, k->state_path, err, sizeof err);
@@ -604,6 +611,13 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	char rid[32], id_err[512];
 	if (!opt->instance_id)
 		kafka_random_id(rid, sizeof rid);
+	/* From here on, lines are a service's: time, app[instance], level. */
+	stoat_log_configure(&(stoat_log_config){ .app = app->app_id,
+						 .instance = opt->instance_id ? opt->instance_id : rid,
+						 .level = opt->log_level,
+						 .format = opt->log_format,
+						 .redact = redact_secrets,
+						 .redact_arg = (void *)opt });
 	const char *prog = app->app_id;
 	k->prog = prog;
 	int status = STOAT_EXIT_OK;
@@ -629,7 +643,7 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		goto out;
 	}
 	kafka_waker_start(k);
-	kafka_log(k, "starting: %s, commit interval %" PRId64 " ms, cluster %s%s%s", k->eos ? "exactly_once" : "at_least_once",
+	kafka_log_event(k, "starting", "starting: %s, commit interval %" PRId64 " ms, cluster %s%s%s", k->eos ? "exactly_once" : "at_least_once",
 	      opt->commit_interval_ms, opt->bootstrap_servers, k->eos ? ", transactional id " : "",
 	      k->eos ? k->transactional_id : "");
 
@@ -746,6 +760,9 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		}
 		kafka_purge_poll(k, 0);
 		kafka_purge_repartition_topics(k);
+		if (opt->log_report_interval_ms > 0 &&
+		    now - (k->last_report_ms ? k->last_report_ms : k->started_ms) >= opt->log_report_interval_ms)
+			kafka_log_report(k, now);
 		/*
 		 * Idle: nothing read for the idle time.  An instance holding no
 		 * partitions (they were lost, say, while a broker restarted)
@@ -759,7 +776,7 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 		    now >= k->idle_next_check_ms && idle_exit_allowed(k, now)) {
 			if (k->fatal)
 				break;
-			kafka_log(k, "no input for %" PRId64 " ms: stopping (--idle-exit)", opt->idle_exit_ms);
+			kafka_log_event(k, "idle_exit", "no input for %" PRId64 " ms: stopping (--idle-exit)", opt->idle_exit_ms);
 			break;
 		}
 	}
@@ -781,7 +798,7 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	} else if (k->fatal) {
 		status = k->state_mismatch ? STOAT_EXIT_STATE : STOAT_EXIT_IO;
 	} else {
-		kafka_log(k, "stopping: committing and leaving the group");
+		kafka_log_event(k, "stopping", "stopping: committing and leaving the group");
 		if (!kafka_commit(k))
 			status = STOAT_EXIT_IO;
 		else if (k->fenced)

@@ -199,6 +199,7 @@ int stoat_kafka_dump(const stoat_app *app, const stoat_kafka_options *opt, const
 	}
 	rd_kafka_conf_set_opaque(conf, &k0);
 	rd_kafka_conf_set_error_cb(conf, kafka_error_cb);
+	rd_kafka_conf_set_log_cb(conf, kafka_librdkafka_log);
 	rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
 	if (!rk) {
 		fprintf(stderr, "%s: error: cannot create the Kafka consumer: %s\n", prog, err);

@@ -423,6 +423,8 @@ static void describe(FILE *f, const stoat_app *app)
 int stoat_main(const stoat_app *app, int argc, char **argv)
 {
 	const char *prog = argc > 0 && argv[0] && argv[0][0] ? argv[0] : app->app_id;
+	/* A command-line tool's lines until `run` makes them a service's (log.h). */
+	stoat_log_configure(&(stoat_log_config){ .app = app->app_id, .level = STOAT_LOG_INFO, .format = STOAT_LOG_PLAIN });
 	if (argc < 2) {
 		usage(stderr, prog, app);
 		return STOAT_EXIT_USAGE;

@@ -28,6 +28,7 @@
  * replay driver's repartition topics) may update keys again meanwhile:
  * the flush works on a snapshot and repeats until nothing is dirty.
  */
+#include "log.h"
 #include "state_impl.h"
 
 #include <assert.h>
@@ -480,7 +481,7 @@ static bool cache_flush(stoat_state *st, record_cache *c)
 		fcx->error = false;
 		if (!stoat_part_write(fcx, e->part, e->key, e->new_value)) {
 			/* A changelog write failing is not the record's fault. */
-			fprintf(stderr, "%s: error: %s\n", st->app->app_id, fcx->error_message);
+			stoat_log(STOAT_LOG_ERROR, NULL, NULL, "%s", fcx->error_message);
 			ok = false;
 		}
 		fcx->msg = NULL;

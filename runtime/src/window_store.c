@@ -41,6 +41,7 @@
  * Sizes (run --stats): the windows a partition holds, counted in the
  * store itself, hidden ones of the cut's segment included.
  */
+#include "log.h"
 #include "state_impl.h"
 
 #include <assert.h>
@@ -263,7 +264,7 @@ bool stoat_window_write_stream_times(stoat_state *st)
 			if (stoat_part_write(fcx, p, (stoat_str){ STREAM_TIME_KEY, STREAM_TIME_KEY_LEN }, (stoat_str){ v, 8 })) {
 				p->stream_time_written = now;
 			} else {
-				fprintf(stderr, "%s: error: %s\n", st->app->app_id, fcx->error_message);
+				stoat_log(STOAT_LOG_ERROR, NULL, NULL, "%s", fcx->error_message);
 				ok = false;
 			}
 			fcx->msg = saved_msg;

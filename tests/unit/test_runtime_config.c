@@ -119,7 +119,7 @@ static void expect_error(const char *text, const char *want)
 {
 	write_config(text);
 	ck_assert_int_eq(configure("-b", "127.0.0.1:1", "--config", cfg_path, NULL), STOAT_EXIT_USAGE);
-	char line[1024];
+	char line[1536];
 	snprintf(line, sizeof line, "app: error: %s\n", want);
 	ck_assert_str_eq(captured_err, line);
 }
@@ -300,13 +300,13 @@ END_TEST
 /* Every error names file:line:col (from 1): at the key, the value, or where YAML broke. */
 START_TEST(test_errors_at_their_place)
 {
-	char want[512];
+	char want[1024];
 #define AT(pos, msg) (snprintf(want, sizeof want, "%s:%s: %s", cfg_path, pos, msg), want)
 	expect_error("guarantee: exactly_once\ngurantee: x\n",
 		     AT("2:1", "unknown setting 'gurantee' (settings: bootstrap_servers, guarantee, commit_interval, "
 			       "instance_id, static_membership, on_error, batch_size, idle_exit, max_task_idle, memory, state_dir, "
 			       "state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval, shutdown_timeout, "
-			       "http, http_ready_max_lag; "
+			       "http, http_ready_max_lag, log_level, log_format, log_report_interval; "
 			       "librdkafka properties go "
 			       "under kafka:, consumer: or producer:)"));
 	expect_error("commit_interval:   soon\n",
@@ -336,7 +336,7 @@ END_TEST
 /* A directory, or a file that is not there, is named with the reason. */
 START_TEST(test_unreadable_file)
 {
-	char want[512];
+	char want[1024];
 	ck_assert_int_eq(configure("-b", "h:1", "--config", tmp_root, NULL), STOAT_EXIT_USAGE);
 	snprintf(want, sizeof want, "app: error: cannot read configuration %s: Is a directory\n", tmp_root);
 	ck_assert_str_eq(captured_err, want);
@@ -349,7 +349,7 @@ END_TEST
 /* Secrets: refused properties are named, their values never shown when secret or unknown. */
 START_TEST(test_secrets_never_shown)
 {
-	char want[512];
+	char want[1024];
 	write_config("kafka:\n  sasl.passwrod: hunter2\n");
 	ck_assert_int_eq(configure("-b", "h:1", "--config", cfg_path, NULL), STOAT_EXIT_USAGE);
 	snprintf(want, sizeof want,
