@@ -10,6 +10,9 @@
 #include "state.h"
 #include "util.h"
 
+#include <stdbool.h>
+#include <stdio.h>
+
 /* A librdkafka property given on the command line, in YAML or the env. */
 typedef struct stoat_kafka_prop {
 	char *name;  /* "x.y", or "consumer.x.y" / "producer.x.y" for one client */
@@ -27,6 +30,9 @@ typedef enum stoat_memory {
 	STOAT_MEMORY_LOW,
 	STOAT_MEMORY_HIGH,
 } stoat_memory;
+
+/* Room for stoat's own settings (config.c's table; checked there). */
+#define STOAT_KAFKA_SETTINGS_MAX 32
 
 /* Settings of `run`, `load` and `dump`, after YAML, environment, flags. */
 typedef struct stoat_kafka_options {
@@ -48,18 +54,40 @@ typedef struct stoat_kafka_options {
 	size_t cache_max_bytes;        /* record cache, all stores (0: off) */
 	stoat_state_mismatch on_state_mismatch; /* a checkpoint above its changelog's end */
 	bool stats;
+	int64_t dump_idle_ms;          /* dump: stop after this long without a record (--idle-ms) */
+	bool read_uncommitted;         /* dump: --read-uncommitted */
 	stoat_kafka_prop *props;
 	size_t prop_count;
+	/*
+	 * Where each setting's value came from, in config.c's table order:
+	 * "app" (the app header), "app.yaml:3:1" (its key), "STOAT_GUARANTEE",
+	 * "--guarantee"; NULL for the driver's default.
+	 */
+	char *origin[STOAT_KAFKA_SETTINGS_MAX];
 } stoat_kafka_options;
 
 /*
  * Fills opt from the app's defaults, then the YAML file (--config or
  * $STOAT_CONFIG), then STOAT_* environment variables, then the flags in
- * argv[first..argc).  Leaves non-option arguments in *rest.  Returns 0 or
- * an exit status after printing the problem.
+ * argv[0..argc) (command names the command for messages: "run", "config
+ * print"; only "dump" takes --idle-ms and --read-uncommitted).  Leaves the
+ * arguments that are no options, in order, in *rest (everything after a
+ * "--" is one).  Returns 0, or STOAT_EXIT_USAGE after printing every
+ * problem found; no cluster (bootstrap_servers) is one, except for
+ * "config print".
  */
 int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *command, int argc, char **argv,
 			  stoat_kafka_options *opt, char ***rest, int *rest_count);
+
+/*
+ * Prints the effective settings (`config print`, and GET /config): as
+ * YAML that --config reads back, each value followed by a comment naming
+ * its origin ("# app.yaml:3:1", "# STOAT_GUARANTEE", "# --guarantee",
+ * "# app", "# default"), each librdkafka property under its section; or,
+ * with json, one object {"settings": {...}, "kafka": {...}, "consumer":
+ * {...}, "producer": {...}}.  Secret properties' values are "***".
+ */
+void stoat_kafka_config_print(FILE *f, const stoat_kafka_options *opt, bool json);
 
 void stoat_kafka_options_free(stoat_kafka_options *opt, char **rest);
 

@@ -243,19 +243,21 @@ START_TEST(test_long_line)
 }
 END_TEST
 
-/* Later layers win: a repeated key in the file, the flags over the file. */
+/* Later layers win: the environment over the file, the flags over both. */
 START_TEST(test_layers)
 {
 	const char *text = "guarantee: exactly_once\n"
-			   "guarantee: at_least_once\n"
 			   "bootstrap_servers: file:1\n"
 			   "kafka:\n"
 			   "  linger.ms: 7\n";
 	write_config(text);
 	setenv("STOAT_KAFKA_LINGER_MS", "8", 1);
+	setenv("STOAT_GUARANTEE", "at_least_once", 1);
 	ck_assert_int_eq(configure("--config", cfg_path, NULL), 0);
 	ck_assert_int_eq(opt.guarantee, STOAT_AT_LEAST_ONCE);
 	ck_assert_str_eq(prop("linger.ms"), "8");
+	ck_assert_int_eq(configure("--config", cfg_path, "--guarantee", "exactly_once", NULL), 0);
+	ck_assert_int_eq(opt.guarantee, STOAT_EXACTLY_ONCE);
 	ck_assert_int_eq(configure("--config", cfg_path, "-b", "flag:1", "-X", "linger.ms=9", NULL), 0);
 	ck_assert_str_eq(opt.bootstrap_servers, "flag:1");
 	ck_assert_str_eq(prop("linger.ms"), "9");
@@ -272,8 +274,8 @@ START_TEST(test_errors_at_their_place)
 {
 	char want[512];
 #define AT(pos, msg) (snprintf(want, sizeof want, "%s:%s: %s", cfg_path, pos, msg), want)
-	expect_error("guarantee: exactly_once\ngurantee: x\n",
-		     AT("2:1", "unknown setting 'gurantee' (settings: bootstrap_servers, guarantee, commit_interval, "
+	expect_error("guarantee: exactly_once\ncolour: x\n",
+		     AT("2:1", "unknown setting 'colour' (settings: bootstrap_servers, guarantee, commit_interval, "
 			       "instance_id, static_membership, on_error, batch_size, idle_exit, max_task_idle, memory, state_dir, "
 			       "state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval, shutdown_timeout; "
 			       "librdkafka properties go "
@@ -285,9 +287,9 @@ START_TEST(test_errors_at_their_place)
 		     AT("2:1", "found unexpected end of stream (while scanning a quoted scalar at 1:12)"));
 	expect_error("kafka:\n  linger.ms: 1\n socket.timeout.ms: 2\n",
 		     AT("3:2", "did not find expected key (while parsing a block mapping at 1:1)"));
-	expect_error("kafka:\n  linger.ms: [1, 2]\n", AT("2:14", "expected the property's value here, not a list"));
+	expect_error("kafka:\n  linger.ms: [1, 2]\n", AT("2:14", "Kafka property linger.ms takes one value, not a list"));
 	expect_error("kafka:\n  linger.ms:\n    deeper: 1\n",
-		     AT("3:5", "expected the property's value here, not a mapping"));
+		     AT("3:5", "Kafka property linger.ms takes one value, not a mapping"));
 	expect_error("kafka: 10\n", AT("1:8", "kafka: takes librdkafka properties, one per line indented under it"));
 	expect_error("sections:\n  x: 1\n", AT("1:1", "unknown section 'sections' (kafka, consumer or producer)"));
 	expect_error("guarantee:\n", AT("1:1", "guarantee needs a value"));
