@@ -272,9 +272,12 @@ static int try_help(const char *prog, const char *command)
 }
 
 /*
- * Reports an option getopt_long did not take: unknown, ambiguous (a
- * prefix of several), or a switch given a value.  The option is shown up
- * to its '=' only: what follows may be a secret (--sasl-password=...).
+ * Reports an option that getopt_long did not take, or took as a prefix
+ * of a longer one's name (flags are taken by their whole names only, so
+ * that a new flag can never make an old abbreviation ambiguous): an
+ * unknown option, with the nearest flag when one is close, or a switch
+ * given a value.  The option is shown up to its '=' only: what follows
+ * may be a secret (--sasl-password=...).
  */
 static int bad_option(const char *prog, const char *command, const struct option *longopts, const char *arg,
 		      int optopt_value)
@@ -289,33 +292,17 @@ static int bad_option(const char *prog, const char *command, const struct option
 		return try_help(prog, command);
 	}
 	const char *candidates[STOAT_KAFKA_SETTINGS_MAX + 8];
-	char names[STOAT_KAFKA_SETTINGS_MAX + 8][64];
-	size_t n = 0, prefixed = 0;
-	for (const struct option *o = longopts; o->name; o++) {
-		snprintf(names[n], sizeof names[n], "--%s", o->name);
-		if (len > 2 && strncmp(names[n], arg, len) == 0)
-			prefixed++;
-		candidates[n] = names[n];
-		n++;
-	}
+	size_t n = 0;
+	for (const struct option *o = longopts; o->name; o++)
+		candidates[n++] = o->name;
 	candidates[n] = NULL;
-	if (prefixed > 1) {
-		fprintf(stderr, "%s: error: option '%.*s' is ambiguous (", prog, (int)len, arg);
-		const char *sep = "";
-		for (size_t i = 0; i < n; i++)
-			if (strncmp(names[i], arg, len) == 0) {
-				fprintf(stderr, "%s%s", sep, names[i]);
-				sep = ", ";
-			}
-		fputs(")\n", stderr);
-		return try_help(prog, command);
-	}
 	char word[64];
-	snprintf(word, sizeof word, "%.*s", (int)(len < sizeof word ? len : sizeof word - 1), arg);
-	const char *near = stoat_config_suggest(word, candidates, false);
+	size_t word_len = len - 2 < sizeof word ? len - 2 : sizeof word - 1;
+	snprintf(word, sizeof word, "%.*s", (int)word_len, arg + 2);
+	const char *near = stoat_config_suggest(word, candidates, true);
 	fprintf(stderr, "%s: error: unknown option '%.*s'", prog, (int)len, arg);
 	if (near)
-		fprintf(stderr, " (did you mean '%s'?)", near);
+		fprintf(stderr, " (did you mean '--%s'?)", near);
 	fputc('\n', stderr);
 	return try_help(prog, command);
 }
@@ -324,9 +311,8 @@ static int bad_option(const char *prog, const char *command, const struct option
  * Reads the command line with getopt_long, in order (non-options, and
  * everything after "--", into rest); the flags into pending.  Every value
  * flag takes "--name value" and "--name=value", a switch "--name" and
- * "--name=true|false", -X "-X P=V" and "-XP=V"; a long flag may be cut to
- * any prefix that names one flag only.  Returns 0 or the usage status
- * after the message.
+ * "--name=true|false", -X "-X P=V" and "-XP=V".  Returns 0 or the usage
+ * status after the message.
  */
 static int read_flags(const char *prog, const char *command, int argc, char **argv, pending_flag *pending,
 		      size_t *pending_count, char **rest, int *rest_count)
@@ -362,14 +348,23 @@ static int read_flags(const char *prog, const char *command, int argc, char **ar
 	opterr = 0;
 	int status = 0;
 	int c;
-	while (status == 0 && (c = getopt_long(argc + 1, args, shortopts, longopts, NULL)) != -1) {
-		const char *used = args[optind - 1]; /* the argument that held the option */
+	for (;;) {
+		int at = optind > 0 ? optind : 1; /* in order: the option is in args[at] */
+		int longindex = -1;
+		if (status != 0 || (c = getopt_long(argc + 1, args, shortopts, longopts, &longindex)) == -1)
+			break;
+		const char *used = args[at];
 		if (c == 1) {
 			rest[(*rest_count)++] = optarg;
 			continue;
 		}
 		if (c == '?') {
 			status = bad_option(prog, command, longopts, used, optopt);
+			continue;
+		}
+		if (longindex >= 0 && (strncmp(used + 2, longopts[longindex].name, strcspn(used + 2, "=")) != 0 ||
+				       strcspn(used + 2, "=") != strlen(longopts[longindex].name))) {
+			status = bad_option(prog, command, longopts, used, 0); /* an abbreviation */
 			continue;
 		}
 		if (c == ':') {
