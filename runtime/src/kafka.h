@@ -1,6 +1,8 @@
 /*
  * kafka.h - the Kafka driver as main.c sees it: its settings
- * (config.c), `run` (kafka_run.c) and the `load` and `dump` tools
+ * (config.c; the table of them in config_settings.c, the YAML file in
+ * config_yaml.c, `config print` in config_print.c, all sharing
+ * config_impl.h), `run` (kafka_run.c) and the `load` and `dump` tools
  * (kafka_tools.c).  What the kafka_*.c files share among themselves is
  * in kafka_impl.h.
  */
