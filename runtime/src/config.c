@@ -1,69 +1,75 @@
 /*
- * config.c - settings of the Kafka commands (`run`, `load`, `dump`).
+ * config.c - settings of the Kafka commands (`run`, `load`, `dump`,
+ * `config check`, `config print`).
  *
  * Four layers, each overriding the one before: the application's own
- * defaults (from its app header), a YAML file, STOAT_* environment
- * variables, and command-line flags.  The YAML file, read with libyaml, is
- * one mapping of settings to scalars, with one level of nesting for
- * librdkafka properties; errors name their file:line:col:
+ * defaults (from its app header), a YAML file (config_yaml.c), STOAT_*
+ * environment variables, and command-line flags (getopt_long).  Every
+ * one of stoat's settings is one row of stoat_settings below: its YAML
+ * key (and alias), environment variable, flag, parser and printer, so
+ * that the four layers, "did you mean", the duplicate check of the file
+ * and `config print` cannot disagree (config_impl.h says how to add one;
+ * docs/kafka-driver.md has the table users read):
  *
- *     bootstrap_servers: 127.0.0.1:9092
+ *     bootstrap_servers: [broker-1:9092, broker-2:9092]  # or a,b
  *     guarantee: exactly_once
  *     commit_interval: 100ms
  *     instance_id: orders-1
- *     static_membership: true
- *     on_error: dlq orders-dlq
+ *     static_membership: true       # or yes/no, on/off, any case
+ *     on_error: dlq orders-dlq      # or dlq:TOPIC, {dlq: TOPIC}
  *     state_dir: /var/lib/stoat     # stores under <state_dir>/<app_id>/<instance>
  *     memory: default               # preset: low (less prefetching, RSS), default, high
- *     state_memory: 512M            # RocksDB budget (default: the preset's)
- *     cache_max_bytes: 10M          # record cache of all stores; 0 turns it off
- *     on_state_mismatch: refuse     # or rebuild-changelog, reset (see state.h)
- *     http: 9464                    # the operations endpoint on 127.0.0.1:9464 (http.h)
- *     http_ready_max_lag: 10000     # /health/ready only within this lag
- *     log_level: info               # debug, info, warning, error
- *     log_format: text              # or json (one object per line)
- *     log_report_interval: 60s      # a throughput and lag line (0: never)
- *     kafka:              # both clients
- *       socket.timeout.ms: 10000
+ *     kafka: {socket.timeout.ms: 10000}   # both clients
  *     consumer:
  *       fetch.wait.max.ms: 50
  *     producer:
- *       linger.ms: 10
+ *       linger.ms: 10               # overrides kafka:'s for the producer
  *
- * The librdkafka properties of every layer are checked against librdkafka
- * once all are read, each reported at its origin.  No secret is ever
- * printed (stoat_kafka_prop_refused): the value of a refused property only
- * when librdkafka knows it and its name says nothing secret.
+ * Unknown STOAT_* variables are ignored (scripts and tests have their
+ * own), except near-misses of a setting's (edit distance 2 or less):
+ * those are errors, like unknown YAML keys and flags.  Every problem is
+ * printed before configure returns.  The librdkafka properties of every
+ * layer are checked against librdkafka once all are read, each reported
+ * at its origin.  No secret is ever printed (stoat_kafka_prop_refused):
+ * the value of a refused property only when librdkafka knows it and its
+ * name says nothing secret.
  */
-#include "http.h"
-#include "kafka.h"
+#include "config_impl.h"
 #include "rocks.h"
 #include "state.h"
 
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include <librdkafka/rdkafka.h>
-#include <yaml.h>
 
-/* Adds or replaces a librdkafka property; where is its origin (see kafka.h). */
-static void set_prop(stoat_kafka_options *opt, const char *name, const char *value, const char *where)
+/* The property named name ("linger.ms", "consumer.x"), or NULL. */
+stoat_kafka_prop *stoat_config_find_prop(const stoat_kafka_options *opt, const char *name)
 {
 	for (size_t i = 0; i < opt->prop_count; i++)
-		if (strcmp(opt->props[i].name, name) == 0) {
-			free(opt->props[i].value);
-			free(opt->props[i].where);
-			opt->props[i].value = stoat_xstrdup(value);
-			opt->props[i].where = stoat_xstrdup(where);
-			return;
-		}
+		if (strcmp(opt->props[i].name, name) == 0)
+			return &opt->props[i];
+	return NULL;
+}
+
+/* Adds or replaces a librdkafka property; where is its origin (see kafka.h). */
+void stoat_config_set_prop(stoat_kafka_options *opt, const char *name, const char *value, const char *where)
+{
+	stoat_kafka_prop *old = stoat_config_find_prop(opt, name);
+	if (old) {
+		free(old->value);
+		free(old->where);
+		old->value = stoat_xstrdup(value);
+		old->where = stoat_xstrdup(where);
+		return;
+	}
 	stoat_kafka_prop *p = stoat_xrealloc(opt->props, opt->prop_count + 1, sizeof *p);
 	opt->props = p;
 	p[opt->prop_count].name = stoat_xstrdup(name);
@@ -72,505 +78,366 @@ static void set_prop(stoat_kafka_options *opt, const char *name, const char *val
 	opt->prop_count++;
 }
 
-/* Parses "100ms", "5s", "1m", "2h" or plain milliseconds. */
-static bool parse_duration_ms(const char *s, int64_t *out)
+/* Applies one setting's value from one origin (see config_impl.h). */
+bool stoat_setting_apply(stoat_kafka_options *opt, const char *prog, size_t index, const char *origin,
+			 const char *where, const char *value)
 {
-	errno = 0;
-	char *end;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || v < 0)
+	assert(index < stoat_setting_count);
+	const stoat_setting *s = &stoat_settings[index];
+	if (*value == '\0') {
+		fprintf(stderr, "%s: error: %s: %s needs a value\n", prog, where, s->name);
 		return false;
-	int64_t scale = 1;
-	if (strcmp(end, "") == 0 || strcmp(end, "ms") == 0)
-		scale = 1;
-	else if (strcmp(end, "s") == 0)
-		scale = 1000;
-	else if (strcmp(end, "m") == 0)
-		scale = 60000;
-	else if (strcmp(end, "h") == 0)
-		scale = 3600000;
-	else
+	}
+	switch (s->parse(opt, prog, where, value)) {
+	case STOAT_PARSED:
+		free(opt->origin[index]);
+		opt->origin[index] = stoat_xstrdup(origin);
+		return true;
+	case STOAT_BAD_VALUE:
+		assert(s->must); /* a setting that can refuse a value says what it takes */
+		fprintf(stderr, "%s: error: %s: %s, not '%s'\n", prog, where, s->must, value);
 		return false;
-	if (v > INT64_MAX / scale)
-		return false;
-	*out = (int64_t)v * scale;
-	return true;
+	case STOAT_REPORTED:
+		break;
+	}
+	return false;
 }
 
-/* The settings apply_setting knows (aliases too), librdkafka's aside. */
-static const char *const setting_names[] = {
-	"bootstrap_servers", "instance_id", "guarantee", "commit_interval", "commit_interval_ms", "on_error",
-	"static_membership", "batch_size", "idle_exit", "idle_exit_ms", "max_task_idle", "repartition_purge_interval",
-	"state_dir",
-	"memory", "state_memory", "cache_max_bytes", "on_state_mismatch", "shutdown_timeout",
-	"http", "http_ready_max_lag", "log_level", "log_format", "log_report_interval",
-};
-
-/* Whether name is one of stoat's own settings. */
-static bool known_setting(const char *name)
+/*
+ * The optimal string alignment distance of a and b (Levenshtein's, with
+ * a swap of two neighbours costing 1), capped: anything above 3 is 3.
+ */
+static size_t edit_distance(const char *a, const char *b)
 {
-	for (size_t i = 0; i < sizeof setting_names / sizeof setting_names[0]; i++)
-		if (strcmp(setting_names[i], name) == 0)
+	size_t n = strlen(a), m = strlen(b);
+	if (n > 64 || m > 64)
+		return 3;
+	if ((n > m ? n - m : m - n) > 2)
+		return 3;
+	size_t d[65][65];
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t j = 1; j <= m; j++) {
+			size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+			size_t best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < best)
+				best = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[n][m] > 3 ? 3 : d[n][m];
+}
+
+/* Whether the shorter of a and b, 3 letters or more, begins the other. */
+static bool prefix_related(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b);
+	size_t shorter = n < m ? n : m;
+	return shorter >= 3 && strncmp(a, b, shorter) == 0;
+}
+
+/* The candidate nearest to word, for "did you mean" (see config_impl.h). */
+const char *stoat_config_suggest(const char *word, const char *const *candidates, bool allow_prefix)
+{
+	const char *best = NULL;
+	size_t best_distance = 3;
+	for (const char *const *c = candidates; *c; c++) {
+		size_t d = edit_distance(word, *c);
+		if (d < best_distance) {
+			best = *c;
+			best_distance = d;
+		}
+	}
+	if (best || !allow_prefix)
+		return best;
+	for (const char *const *c = candidates; *c; c++)
+		if (prefix_related(word, *c))
+			return *c;
+	return NULL;
+}
+
+/* The message part listing the settings, for an unknown one. */
+void stoat_config_print_setting_list(FILE *f)
+{
+	fputs("settings: ", f);
+	for (size_t i = 0; i < stoat_setting_count; i++)
+		fprintf(f, "%s%s", i ? ", " : "", stoat_settings[i].name);
+	fputs("; librdkafka properties go under kafka:, consumer: or producer:", f);
+}
+
+/* Whether name is the environment variable of a setting, or STOAT_CONFIG. */
+static bool known_variable(const char *name, size_t len)
+{
+	if (len == strlen("STOAT_CONFIG") && strncmp(name, "STOAT_CONFIG", len) == 0)
+		return true;
+	for (size_t i = 0; i < stoat_setting_count; i++)
+		if (strlen(stoat_settings[i].env) == len && strncmp(stoat_settings[i].env, name, len) == 0)
 			return true;
 	return false;
 }
 
 /*
- * A dead-letter topic from a setting (the program's are checked by the
- * compiler): a name Kafka would refuse is an error at start-up, not at
- * the first bad record.
+ * One STOAT_* variable that is no setting's: an error when it is within
+ * edit distance 2 of one (STOAT_GUARANTE), ignored otherwise (the test
+ * scripts' STOAT_BROKER_*, stoatc's STOAT_CFLAGS).  Returns false after
+ * printing the problem.
  */
-static bool dlq_topic_valid(const char *prog, const char *where, const char *topic)
+static bool check_unknown_variable(const char *prog, const char *name)
 {
-	if (stoat_topic_name_valid((stoat_str){ topic, strlen(topic) }))
+	const char *candidates[STOAT_KAFKA_SETTINGS_MAX + 2];
+	size_t n = 0;
+	for (size_t i = 0; i < stoat_setting_count; i++)
+		candidates[n++] = stoat_settings[i].env;
+	candidates[n++] = "STOAT_CONFIG";
+	candidates[n] = NULL;
+	const char *near = stoat_config_suggest(name, candidates, false);
+	if (!near)
 		return true;
-	fprintf(stderr,
-		"%s: error: %s: invalid dead-letter topic name '%s' (Kafka topic names are 1 to 249 of a-z A-Z "
-		"0-9 . _ -, and not . or ..)\n",
-		prog, where, topic);
+	fprintf(stderr, "%s: error: unknown environment variable '%s' (did you mean '%s'?)\n", prog, name, near);
 	return false;
 }
 
 /*
- * Applies one setting by name; `where_name` and `where` name the origins
- * of the name and of the value for messages ("--guarantee",
- * "config.yaml:3:12", "STOAT_GUARANTEE"): an unknown name is reported at
- * the first, a bad value at the second.  Returns false after printing the
- * problem.  Values are shown in messages: none of these settings is secret.
+ * The environment layer: each setting's STOAT_* variable (an empty one
+ * is unset), and STOAT_KAFKA_<PROPERTY> for librdkafka properties (dots
+ * as underscores: STOAT_KAFKA_LINGER_MS).  Returns false after printing
+ * every problem.
  */
-static bool apply_setting(stoat_kafka_options *opt, const char *prog, const char *where_name, const char *where,
-			  const char *name, const char *value)
+static bool read_environment(stoat_kafka_options *opt, const char *prog)
 {
-	if (strcmp(name, "bootstrap_servers") == 0) {
-		free((char *)opt->bootstrap_servers);
-		opt->bootstrap_servers = stoat_xstrndup(value, strlen(value));
-	} else if (strcmp(name, "instance_id") == 0) {
-		free((char *)opt->instance_id);
-		opt->instance_id = stoat_xstrndup(value, strlen(value));
-	} else if (strcmp(name, "guarantee") == 0) {
-		if (strcmp(value, "at_least_once") == 0)
-			opt->guarantee = STOAT_AT_LEAST_ONCE;
-		else if (strcmp(value, "exactly_once") == 0 || strcmp(value, "exactly_once_v2") == 0)
-			opt->guarantee = STOAT_EXACTLY_ONCE;
-		else {
-			fprintf(stderr, "%s: error: %s: guarantee must be at_least_once or exactly_once, not '%s'\n",
-				prog, where, value);
-			return false;
-		}
-	} else if (strcmp(name, "commit_interval") == 0 || strcmp(name, "commit_interval_ms") == 0) {
-		int64_t ms;
-		if (!parse_duration_ms(value, &ms) || ms == 0) {
-			fprintf(stderr, "%s: error: %s: commit interval must be a positive duration (100ms, 5s), not '%s'\n",
-				prog, where, value);
-			return false;
-		}
-		opt->commit_interval_ms = ms;
-	} else if (strcmp(name, "on_error") == 0) {
-		if (strcmp(value, "fail") == 0) {
-			opt->policy_override = STOAT_POLICY_FAIL;
-		} else if (strcmp(value, "skip") == 0) {
-			opt->policy_override = STOAT_POLICY_SKIP;
-		} else if (strncmp(value, "dlq", 3) == 0 && (value[3] == ' ' || value[3] == ':') && value[4]) {
-			if (!dlq_topic_valid(prog, where, value + 4))
-				return false;
-			opt->policy_override = STOAT_POLICY_DLQ;
-			free((char *)opt->dlq_override);
-			opt->dlq_override = stoat_xstrndup(value + 4, strlen(value + 4));
-		} else {
-			fprintf(stderr, "%s: error: %s: on_error must be fail, skip or dlq:TOPIC, not '%s'\n", prog,
-				where, value);
-			return false;
-		}
-	} else if (strcmp(name, "static_membership") == 0) {
-		if (strcmp(value, "true") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "1") == 0)
-			opt->static_membership = true;
-		else if (strcmp(value, "false") == 0 || strcmp(value, "no") == 0 || strcmp(value, "0") == 0)
-			opt->static_membership = false;
-		else {
-			fprintf(stderr, "%s: error: %s: static_membership must be true or false, not '%s'\n", prog, where,
-				value);
-			return false;
-		}
-	} else if (strcmp(name, "batch_size") == 0) {
-		char *end;
-		long v = strtol(value, &end, 10);
-		if (*end || v < 1 || v > 1000000) {
-			fprintf(stderr, "%s: error: %s: batch_size must be 1 to 1000000, not '%s'\n", prog, where, value);
-			return false;
-		}
-		opt->batch_max = (size_t)v;
-	} else if (strcmp(name, "idle_exit") == 0 || strcmp(name, "idle_exit_ms") == 0) {
-		if (!parse_duration_ms(value, &opt->idle_exit_ms)) {
-			fprintf(stderr, "%s: error: %s: idle_exit must be a duration, not '%s'\n", prog, where, value);
-			return false;
-		}
-	} else if (strcmp(name, "max_task_idle") == 0) {
-		/* Kafka Streams' max.task.idle.ms: -1 never waits (see kafka_order.c). */
-		if (strcmp(value, "-1") == 0) {
-			opt->max_task_idle_ms = -1;
-		} else if (!parse_duration_ms(value, &opt->max_task_idle_ms)) {
-			fprintf(stderr, "%s: error: %s: max_task_idle must be a duration (0, 500ms, 2s) or -1, not '%s'\n",
-				prog, where, value);
-			return false;
-		}
-	} else if (strcmp(name, "repartition_purge_interval") == 0) {
-		if (!parse_duration_ms(value, &opt->purge_interval_ms)) {
-			fprintf(stderr, "%s: error: %s: repartition_purge_interval must be a duration (30s; 0: never), not '%s'\n",
-				prog, where, value);
-			return false;
-		}
-	} else if (strcmp(name, "shutdown_timeout") == 0) {
-		int64_t ms;
-		if (!parse_duration_ms(value, &ms) || ms == 0) {
-			fprintf(stderr, "%s: error: %s: shutdown_timeout must be a positive duration (20s), not '%s'\n", prog,
-				where, value);
-			return false;
-		}
-		opt->shutdown_timeout_ms = ms;
-	} else if (strcmp(name, "state_dir") == 0) {
-		free((char *)opt->state_dir);
-		opt->state_dir = stoat_xstrndup(value, strlen(value));
-	} else if (strcmp(name, "memory") == 0) {
-		if (strcmp(value, "low") == 0)
-			opt->memory = STOAT_MEMORY_LOW;
-		else if (strcmp(value, "default") == 0)
-			opt->memory = STOAT_MEMORY_DEFAULT;
-		else if (strcmp(value, "high") == 0)
-			opt->memory = STOAT_MEMORY_HIGH;
-		else {
-			fprintf(stderr, "%s: error: %s: memory must be low, default or high, not '%s'\n", prog, where,
-				value);
-			return false;
-		}
-	} else if (strcmp(name, "state_memory") == 0) {
-		size_t n = stoat_rocks_memory_budget(value);
-		if (n < ((size_t)3 << 20)) {
-			fprintf(stderr, "%s: error: %s: state_memory must be low, default, high or a size of at least 3M "
-					"(512M, 2G), not '%s'\n",
-				prog, where, value);
-			return false;
-		}
-		opt->memory_budget = n;
-	} else if (strcmp(name, "on_state_mismatch") == 0) {
-		if (!stoat_state_mismatch_parse(value, &opt->on_state_mismatch)) {
-			fprintf(stderr, "%s: error: %s: on_state_mismatch must be refuse, rebuild-changelog or reset, not '%s'\n",
-				prog, where, value);
-			return false;
-		}
-	} else if (strcmp(name, "cache_max_bytes") == 0) {
-		if (!stoat_parse_byte_size(value, &opt->cache_max_bytes)) {
-			fprintf(stderr, "%s: error: %s: cache_max_bytes must be a size (0, 65536, 10M), not '%s'\n", prog,
-				where, value);
-			return false;
-		}
-	} else if (strcmp(name, "http") == 0) {
-		if (!stoat_http_parse_listen(value, opt->http_address, sizeof opt->http_address, &opt->http_port)) {
-			fprintf(stderr,
-				"%s: error: %s: http must be off, PORT (on 127.0.0.1), ADDRESS:PORT or [IPV6]:PORT, with "
-				"PORT from 0 (any free one) to 65535, not '%s'\n",
-				prog, where, value);
-			return false;
-		}
-	} else if (strcmp(name, "http_ready_max_lag") == 0) {
-		char *end;
-		errno = 0;
-		long long v = strtoll(value, &end, 10);
-		if (strcmp(value, "none") == 0) {
-			opt->http_ready_max_lag = -1;
-		} else if (errno || end == value || *end || v < 0) {
-			fprintf(stderr, "%s: error: %s: http_ready_max_lag must be a number of records (0 or more) or none, "
-					"not '%s'\n",
-				prog, where, value);
-			return false;
-		} else {
-			opt->http_ready_max_lag = v;
-		}
-	} else if (strcmp(name, "log_level") == 0) {
-		if (!stoat_log_parse_level(value, &opt->log_level)) {
-			fprintf(stderr, "%s: error: %s: log_level must be debug, info, warning or error, not '%s'\n", prog,
-				where, value);
-			return false;
-		}
-	} else if (strcmp(name, "log_format") == 0) {
-		if (!stoat_log_parse_format(value, &opt->log_format)) {
-			fprintf(stderr, "%s: error: %s: log_format must be text or json, not '%s'\n", prog, where, value);
-			return false;
-		}
-	} else if (strcmp(name, "log_report_interval") == 0) {
-		if (!parse_duration_ms(value, &opt->log_report_interval_ms)) {
-			fprintf(stderr, "%s: error: %s: log_report_interval must be a duration (60s; 0: never), not '%s'\n",
-				prog, where, value);
-			return false;
-		}
-	} else {
-		assert(!known_setting(name)); /* setting_names lists one that has no branch here */
-		fprintf(stderr,
-			"%s: error: %s: unknown setting '%s' (settings: bootstrap_servers, guarantee, "
-			"commit_interval, instance_id, static_membership, on_error, batch_size, idle_exit, max_task_idle, "
-			"memory, state_dir, state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval, shutdown_timeout, "
-			"http, http_ready_max_lag, log_level, log_format, log_report_interval; "
-			"librdkafka properties "
-			"go under kafka:, consumer: or producer:)\n",
-			prog, where_name, name);
-		return false;
+	bool ok = true;
+	for (size_t i = 0; i < stoat_setting_count; i++) {
+		const char *v = getenv(stoat_settings[i].env);
+		if (v && *v && !stoat_setting_apply(opt, prog, i, stoat_settings[i].env, stoat_settings[i].env, v))
+			ok = false;
 	}
-	return true;
-}
-
-/* "file:line:col" of a place in the YAML file (libyaml counts from 0). */
-static char *yaml_where(const char *path, yaml_mark_t mark)
-{
-	int n = snprintf(NULL, 0, "%s:%zu:%zu", path, mark.line + 1, mark.column + 1);
-	assert(n > 0);
-	char *where = stoat_xmalloc((size_t)n + 1);
-	snprintf(where, (size_t)n + 1, "%s:%zu:%zu", path, mark.line + 1, mark.column + 1);
-	return where;
-}
-
-/* Prints a problem at a place of the YAML file; returns false. */
-static bool yaml_error(const char *prog, const char *path, yaml_mark_t mark, const char *fmt, ...) STOAT_PRINTF(4, 5);
-static bool yaml_error(const char *prog, const char *path, yaml_mark_t mark, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "%s: error: %s:%zu:%zu: ", prog, path, mark.line + 1, mark.column + 1);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	return false;
-}
-
-/*
- * Reports why libyaml could not parse the file: where the problem is and,
- * when libyaml says it, what it was reading then ("while scanning a
- * quoted scalar" and where that began).  libyaml's messages quote no
- * part of the file, so no value can show here.  Returns false.
- */
-static bool yaml_parse_error(const char *prog, const char *path, FILE *f, const yaml_parser_t *parser)
-{
-	if (ferror(f)) {
-		fprintf(stderr, "%s: error: cannot read configuration %s: %s\n", prog, path, strerror(errno));
-		return false;
-	}
-	switch (parser->error) {
-	case YAML_MEMORY_ERROR:
-		stoat_out_of_memory("the YAML parser", 0);
-		break;
-	case YAML_READER_ERROR:
-		fprintf(stderr, "%s: error: %s: %s at byte %zu\n", prog, path, parser->problem, parser->problem_offset);
-		return false;
-	default:
-		break;
-	}
-	if (parser->context)
-		return yaml_error(prog, path, parser->problem_mark, "%s (%s at %zu:%zu)", parser->problem,
-				  parser->context, parser->context_mark.line + 1, parser->context_mark.column + 1);
-	return yaml_error(prog, path, parser->problem_mark, "%s", parser->problem ? parser->problem : "not YAML");
-}
-
-/*
- * A scalar node's text as a C string; NULL after a message when the node
- * is no scalar, or holds a NUL character (which no setting can take).
- * what says what the scalar is for messages ("a setting", "a value").
- */
-static const char *yaml_text(const char *prog, const char *path, const yaml_node_t *node, const char *what)
-{
-	if (node->type != YAML_SCALAR_NODE) {
-		yaml_error(prog, path, node->start_mark, "expected %s here, not a %s", what,
-			   node->type == YAML_MAPPING_NODE ? "mapping" : "list");
-		return NULL;
-	}
-	const char *text = (const char *)node->data.scalar.value;
-	if (strlen(text) != node->data.scalar.length) {
-		yaml_error(prog, path, node->start_mark, "%s cannot hold a NUL character", what);
-		return NULL;
-	}
-	return text;
-}
-
-/*
- * The librdkafka properties of one section (kafka:, consumer: or
- * producer:), a mapping of property names to scalar values.  A section
- * left empty (`kafka:` alone) holds none.
- */
-static bool read_yaml_section(stoat_kafka_options *opt, const char *prog, const char *path, yaml_document_t *doc,
-			      const char *section, const yaml_node_t *node)
-{
-	if (node->type == YAML_SCALAR_NODE && node->data.scalar.length == 0)
-		return true;
-	if (node->type != YAML_MAPPING_NODE)
-		return yaml_error(prog, path, node->start_mark,
-				  "%s: takes librdkafka properties, one per line indented under it", section);
-	for (yaml_node_pair_t *pair = node->data.mapping.pairs.start; pair < node->data.mapping.pairs.top; pair++) {
-		const yaml_node_t *key = yaml_document_get_node(doc, pair->key);
-		const yaml_node_t *value = yaml_document_get_node(doc, pair->value);
-		assert(key && value);
-		const char *name = yaml_text(prog, path, key, "a librdkafka property");
-		const char *text = name ? yaml_text(prog, path, value, "the property's value") : NULL;
-		if (!text)
-			return false;
-		char *where = yaml_where(path, key->start_mark);
-		if (strcmp(section, "kafka") == 0) {
-			set_prop(opt, name, text, where);
-		} else {
-			size_t n = strlen(section) + 1 + strlen(name) + 1;
-			char *full = stoat_xmalloc(n);
-			snprintf(full, n, "%s.%s", section, name);
-			set_prop(opt, full, text, where);
-			free(full);
-		}
-		free(where);
-	}
-	return true;
-}
-
-/* The settings of the file's one document: a mapping, or nothing at all. */
-static bool read_yaml_document(stoat_kafka_options *opt, const char *prog, const char *path, yaml_document_t *doc)
-{
-	const yaml_node_t *root = yaml_document_get_root_node(doc);
-	if (!root)
-		return true;
-	if (root->type == YAML_SCALAR_NODE && root->data.scalar.length == 0 &&
-	    root->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
-		return true; /* a lone "---" */
-	if (root->type != YAML_MAPPING_NODE)
-		return yaml_error(prog, path, root->start_mark, "expected settings, one 'key: value' per line");
-	for (yaml_node_pair_t *pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++) {
-		const yaml_node_t *key = yaml_document_get_node(doc, pair->key);
-		const yaml_node_t *value = yaml_document_get_node(doc, pair->value);
-		assert(key && value);
-		const char *name = yaml_text(prog, path, key, "a setting");
-		if (!name)
-			return false;
-		if (strcmp(name, "kafka") == 0 || strcmp(name, "consumer") == 0 || strcmp(name, "producer") == 0) {
-			if (!read_yaml_section(opt, prog, path, doc, name, value))
-				return false;
+	extern char **environ;
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq || strncmp(*e, "STOAT_", 6) != 0)
+			continue;
+		char env_name[256 + 12];
+		size_t len = (size_t)(eq - *e);
+		if (len >= sizeof env_name)
+			continue;
+		snprintf(env_name, sizeof env_name, "%.*s", (int)len, *e);
+		if (strncmp(*e, "STOAT_KAFKA_", 12) != 0) {
+			if (!known_variable(*e, len) && !check_unknown_variable(prog, env_name))
+				ok = false;
 			continue;
 		}
-		bool empty = value->type == YAML_SCALAR_NODE && value->data.scalar.length == 0;
-		if (empty || value->type != YAML_SCALAR_NODE) {
-			if (!known_setting(name))
-				return yaml_error(prog, path, key->start_mark,
-						  "unknown section '%s' (kafka, consumer or producer)", name);
-			if (empty)
-				return yaml_error(prog, path, key->start_mark, "%s needs a value", name);
+		if (len == 12)
+			continue;
+		char name[256 + 12];
+		for (size_t i = 12; i < len; i++) {
+			char c = (*e)[i];
+			name[i - 12] = c == '_' ? '.' : (char)tolower((unsigned char)c);
 		}
-		const char *text = yaml_text(prog, path, value, "the setting's value");
-		if (!text)
-			return false;
-		char *where_key = yaml_where(path, key->start_mark);
-		char *where_value = yaml_where(path, value->start_mark);
-		bool ok = apply_setting(opt, prog, where_key, where_value, name, text);
-		free(where_key);
-		free(where_value);
-		if (!ok)
-			return false;
+		name[len - 12] = '\0';
+		stoat_config_set_prop(opt, name, eq + 1, env_name);
 	}
-	return true;
-}
-
-/*
- * Reads the YAML configuration file with libyaml; false after printing
- * the problem, at its file:line:col.  A directory is refused by name (C
- * would open it, and libyaml report a bare "input error").
- */
-static bool read_yaml(stoat_kafka_options *opt, const char *prog, const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	struct stat st;
-	if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f);
-		f = NULL;
-		errno = EISDIR;
-	}
-	if (!f) {
-		fprintf(stderr, "%s: error: cannot read configuration %s: %s\n", prog, path, strerror(errno));
-		return false;
-	}
-	yaml_parser_t parser;
-	if (!yaml_parser_initialize(&parser))
-		stoat_out_of_memory("the YAML parser", sizeof parser);
-	yaml_parser_set_input_file(&parser, f);
-	yaml_document_t doc;
-	bool ok = yaml_parser_load(&parser, &doc) ? true : yaml_parse_error(prog, path, f, &parser);
-	if (ok) {
-		ok = read_yaml_document(opt, prog, path, &doc);
-		yaml_document_delete(&doc);
-	}
-	/* One document: a second one is a mistake (two files pasted together?). */
-	if (ok) {
-		if (!yaml_parser_load(&parser, &doc)) {
-			ok = yaml_parse_error(prog, path, f, &parser);
-		} else {
-			const yaml_node_t *extra = yaml_document_get_root_node(&doc);
-			if (extra)
-				ok = yaml_error(prog, path, extra->start_mark,
-						"a configuration file holds one YAML document, this is a second one");
-			yaml_document_delete(&doc);
-		}
-	}
-	yaml_parser_delete(&parser);
-	fclose(f);
 	return ok;
 }
 
 /*
- * STOAT_BOOTSTRAP_SERVERS, STOAT_GUARANTEE, STOAT_COMMIT_INTERVAL,
- * STOAT_INSTANCE_ID, STOAT_ON_ERROR, STOAT_BATCH_SIZE, and
- * STOAT_KAFKA_<PROPERTY> (dots as underscores: STOAT_KAFKA_LINGER_MS).
+ * A flag of the command line, kept until the file and the environment
+ * are read (flags are the last layer): a setting's, or one of these.
  */
-static bool read_environment(stoat_kafka_options *opt, const char *prog)
+enum {
+	FLAG_SETTING = 1000, /* + the setting's index */
+	FLAG_CONFIG = 900,
+	FLAG_STATS,
+	FLAG_IDLE_MS,
+	FLAG_READ_UNCOMMITTED,
+	FLAG_PROPERTY = 'X',
+};
+
+typedef struct pending_flag {
+	int code;          /* FLAG_*, or FLAG_SETTING + index */
+	const char *value; /* its argument ("true" for a switch alone) */
+	char as[64];       /* how messages name it: "-b", "--guarantee" */
+} pending_flag;
+
+/* "Try 'prog command --help'." after a usage error; returns STOAT_EXIT_USAGE. */
+static int try_help(const char *prog, const char *command)
 {
-	static const struct { const char *env, *name; } vars[] = {
-		{ "STOAT_BOOTSTRAP_SERVERS", "bootstrap_servers" },
-		{ "STOAT_GUARANTEE", "guarantee" },
-		{ "STOAT_COMMIT_INTERVAL", "commit_interval" },
-		{ "STOAT_INSTANCE_ID", "instance_id" },
-		{ "STOAT_ON_ERROR", "on_error" },
-		{ "STOAT_BATCH_SIZE", "batch_size" },
-		{ "STOAT_STATIC_MEMBERSHIP", "static_membership" },
-		{ "STOAT_STATE_DIR", "state_dir" },
-		{ "STOAT_MEMORY", "memory" },
-		{ "STOAT_STATE_MEMORY", "state_memory" },
-		{ "STOAT_CACHE_MAX_BYTES", "cache_max_bytes" },
-		{ "STOAT_ON_STATE_MISMATCH", "on_state_mismatch" },
-		{ "STOAT_REPARTITION_PURGE_INTERVAL", "repartition_purge_interval" },
-		{ "STOAT_SHUTDOWN_TIMEOUT", "shutdown_timeout" },
-		{ "STOAT_MAX_TASK_IDLE", "max_task_idle" },
-		{ "STOAT_HTTP", "http" },
-		{ "STOAT_HTTP_READY_MAX_LAG", "http_ready_max_lag" },
-		{ "STOAT_LOG_LEVEL", "log_level" },
-		{ "STOAT_LOG_FORMAT", "log_format" },
-		{ "STOAT_LOG_REPORT_INTERVAL", "log_report_interval" },
-	};
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-		const char *v = getenv(vars[i].env);
-		if (v && *v && !apply_setting(opt, prog, vars[i].env, vars[i].env, vars[i].name, v))
-			return false;
-	}
-	extern char **environ;
-	for (char **e = environ; *e; e++) {
-		if (strncmp(*e, "STOAT_KAFKA_", 12) != 0)
-			continue;
-		const char *eq = strchr(*e, '=');
-		if (!eq || eq == *e + 12)
-			continue;
-		char name[256];
-		size_t n = (size_t)(eq - (*e + 12));
-		if (n >= sizeof name)
-			continue;
-		for (size_t i = 0; i < n; i++) {
-			char c = (*e)[12 + i];
-			name[i] = c == '_' ? '.' : (char)tolower((unsigned char)c);
-		}
-		name[n] = '\0';
-		char env_name[256 + 12];
-		snprintf(env_name, sizeof env_name, "%.*s", (int)(eq - *e), *e);
-		set_prop(opt, name, eq + 1, env_name);
-	}
-	return true;
+	fprintf(stderr, "Try '%s %s --help'.\n", prog, command);
+	return STOAT_EXIT_USAGE;
 }
 
+/*
+ * Reports an option that getopt_long did not take, or took as a prefix
+ * of a longer one's name (flags are taken by their whole names only, so
+ * that a new flag can never make an old abbreviation ambiguous): an
+ * unknown option, with the nearest flag when one is close, or a switch
+ * given a value.  The option is shown up to its '=' only: what follows
+ * may be a secret (--sasl-password=...).
+ */
+static int bad_option(const char *prog, const char *command, const struct option *longopts, const char *arg,
+		      int optopt_value)
+{
+	size_t len = strcspn(arg, "=");
+	if (optopt_value != 0 && strncmp(arg, "--", 2) != 0) {
+		fprintf(stderr, "%s: error: unknown option '-%c'\n", prog, optopt_value);
+		return try_help(prog, command);
+	}
+	if (optopt_value != 0) {
+		fprintf(stderr, "%s: error: option '%.*s' takes no value\n", prog, (int)len, arg);
+		return try_help(prog, command);
+	}
+	const char *candidates[STOAT_KAFKA_SETTINGS_MAX + 8];
+	size_t n = 0;
+	for (const struct option *o = longopts; o->name; o++)
+		candidates[n++] = o->name;
+	candidates[n] = NULL;
+	char word[64];
+	size_t word_len = len - 2 < sizeof word ? len - 2 : sizeof word - 1;
+	snprintf(word, sizeof word, "%.*s", (int)word_len, arg + 2);
+	const char *near = stoat_config_suggest(word, candidates, true);
+	fprintf(stderr, "%s: error: unknown option '%.*s'", prog, (int)len, arg);
+	if (near)
+		fprintf(stderr, " (did you mean '--%s'?)", near);
+	fputc('\n', stderr);
+	return try_help(prog, command);
+}
+
+/*
+ * Reads the command line with getopt_long, in order (non-options, and
+ * everything after "--", into rest); the flags into pending.  Every value
+ * flag takes "--name value" and "--name=value", a switch "--name" and
+ * "--name=true|false", -X "-X P=V" and "-XP=V".  Returns 0 or the usage
+ * status after the message.
+ */
+static int read_flags(const char *prog, const char *command, int argc, char **argv, pending_flag *pending,
+		      size_t *pending_count, char **rest, int *rest_count)
+{
+	struct option longopts[STOAT_KAFKA_SETTINGS_MAX + 8];
+	size_t n = 0;
+	for (size_t i = 0; i < stoat_setting_count; i++)
+		longopts[n++] = (struct option){ stoat_settings[i].flag,
+						 stoat_settings[i].is_switch ? optional_argument : required_argument,
+						 NULL, FLAG_SETTING + (int)i };
+	longopts[n++] = (struct option){ "config", required_argument, NULL, FLAG_CONFIG };
+	longopts[n++] = (struct option){ "stats", no_argument, NULL, FLAG_STATS };
+	if (strcmp(command, "dump") == 0) {
+		longopts[n++] = (struct option){ "idle-ms", required_argument, NULL, FLAG_IDLE_MS };
+		longopts[n++] = (struct option){ "read-uncommitted", no_argument, NULL, FLAG_READ_UNCOMMITTED };
+	}
+	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
+	char shortopts[8 + 2 * STOAT_KAFKA_SETTINGS_MAX] = "-:X:"; /* in order; ':' reports a missing value */
+	for (size_t i = 0; i < stoat_setting_count; i++)
+		if (stoat_settings[i].short_flag) {
+			size_t k = strlen(shortopts);
+			shortopts[k] = stoat_settings[i].short_flag;
+			shortopts[k + 1] = ':';
+			shortopts[k + 2] = '\0';
+		}
+
+	/* getopt_long counts from argv[1] (argv[0] is the program): a copy with one in front. */
+	char **args = stoat_xcalloc((size_t)argc + 2, sizeof *args);
+	args[0] = (char *)prog;
+	for (int i = 0; i < argc; i++)
+		args[i + 1] = argv[i];
+	optind = 0; /* glibc: start afresh (configure may run more than once in a process) */
+	opterr = 0;
+	int status = 0;
+	int c;
+	for (;;) {
+		int at = optind > 0 ? optind : 1; /* in order: the option is in args[at] */
+		int longindex = -1;
+		if (status != 0 || (c = getopt_long(argc + 1, args, shortopts, longopts, &longindex)) == -1)
+			break;
+		const char *used = args[at];
+		if (c == 1) {
+			rest[(*rest_count)++] = optarg;
+			continue;
+		}
+		if (c == '?') {
+			status = bad_option(prog, command, longopts, used, optopt);
+			continue;
+		}
+		if (longindex >= 0 && (strncmp(used + 2, longopts[longindex].name, strcspn(used + 2, "=")) != 0 ||
+				       strcspn(used + 2, "=") != strlen(longopts[longindex].name))) {
+			status = bad_option(prog, command, longopts, used, 0); /* an abbreviation */
+			continue;
+		}
+		if (c == ':') {
+			if (optopt == FLAG_PROPERTY)
+				fprintf(stderr, "%s: error: -X needs PROPERTY=VALUE\n", prog);
+			else
+				fprintf(stderr, "%s: error: %s needs a value\n", prog, used);
+			status = try_help(prog, command);
+			continue;
+		}
+		for (size_t i = 0; i < stoat_setting_count; i++)
+			if (c == stoat_settings[i].short_flag)
+				c = FLAG_SETTING + (int)i; /* -b is --bootstrap-servers */
+		pending_flag *p = &pending[(*pending_count)++];
+		p->code = c;
+		p->value = optarg ? optarg : "true";
+		if (c >= FLAG_SETTING) {
+			const stoat_setting *s = &stoat_settings[c - FLAG_SETTING];
+			if (strncmp(used, "--", 2) == 0)
+				snprintf(p->as, sizeof p->as, "--%s", s->flag);
+			else
+				snprintf(p->as, sizeof p->as, "-%c", s->short_flag);
+		} else {
+			snprintf(p->as, sizeof p->as, "%s", c == FLAG_PROPERTY ? "-X" : used);
+		}
+		if (c == FLAG_PROPERTY && (!strchr(optarg, '=') || optarg[0] == '=')) {
+			fprintf(stderr, "%s: error: -X needs PROPERTY=VALUE\n", prog);
+			status = try_help(prog, command);
+		}
+	}
+	for (int i = optind; status == 0 && i < argc + 1; i++)
+		rest[(*rest_count)++] = args[i];
+	free(args);
+	return status;
+}
+
+/*
+ * Applies the flags read_flags kept, in their order (a later one wins);
+ * false after printing every problem.
+ */
+static bool apply_flags(stoat_kafka_options *opt, const char *prog, const char *command, const pending_flag *pending,
+			size_t count)
+{
+	bool ok = true;
+	for (size_t i = 0; i < count; i++) {
+		const pending_flag *p = &pending[i];
+		if (p->code >= FLAG_SETTING) {
+			if (!stoat_setting_apply(opt, prog, (size_t)(p->code - FLAG_SETTING), p->as, p->as, p->value))
+				ok = false;
+		} else if (p->code == FLAG_PROPERTY) {
+			const char *eq = strchr(p->value, '=');
+			char *name = stoat_xstrndup(p->value, (size_t)(eq - p->value));
+			stoat_config_set_prop(opt, name, eq + 1, "-X");
+			free(name);
+		} else if (p->code == FLAG_STATS) {
+			opt->stats = true;
+		} else if (p->code == FLAG_READ_UNCOMMITTED) {
+			opt->read_uncommitted = true;
+		} else if (p->code == FLAG_IDLE_MS) {
+			char *end;
+			errno = 0;
+			long v = strtol(p->value, &end, 10);
+			if (errno || end == p->value || *end || v < 1 || v > 3600000 || !isdigit((unsigned char)*p->value)) {
+				fprintf(stderr, "%s: error: --idle-ms needs milliseconds, not '%s'\n", prog, p->value);
+				try_help(prog, command);
+				ok = false;
+			} else {
+				opt->dump_idle_ms = v;
+			}
+		}
+	}
+	return ok;
+}
 /*
  * Whether a property's value is a secret, from its name: passwords and
  * passphrases, secrets, tokens, Java's JAAS configuration (which holds the
@@ -640,13 +507,13 @@ void stoat_kafka_prop_refused(const char *prog, const char *where, const char *n
  * that a misspelt or bad one is reported at its origin -- "app.yaml:4:3",
  * "-X", "STOAT_KAFKA_LINGER_MS" -- before anything starts.  Only the
  * properties that end up set are checked: a later origin overrides an
- * earlier one's value before this runs.
+ * earlier one's value before this runs.  Every refused one is reported.
  */
 static bool check_props(const stoat_kafka_options *opt, const char *prog)
 {
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
 	bool ok = true;
-	for (size_t i = 0; ok && i < opt->prop_count; i++) {
+	for (size_t i = 0; i < opt->prop_count; i++) {
 		const stoat_kafka_prop *p = &opt->props[i];
 		const char *name = p->name;
 		if (strncmp(name, "consumer.", 9) == 0 || strncmp(name, "producer.", 9) == 0)
@@ -662,9 +529,11 @@ static bool check_props(const stoat_kafka_options *opt, const char *prog)
 	return ok;
 }
 
+
 /*
  * Fills opt: app defaults, then YAML, then the environment, then argv
- * (later sources win; see kafka.h).
+ * (later sources win; see kafka.h).  Every problem is printed; getopt's
+ * (an unknown option, a missing value) end the reading at once.
  */
 int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *command, int argc, char **argv,
 			  stoat_kafka_options *opt, char ***rest, int *rest_count)
@@ -677,96 +546,48 @@ int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *co
 	opt->cache_max_bytes = STOAT_CACHE_DEFAULT_BYTES;
 	opt->purge_interval_ms = 30000; /* Kafka Streams' repartition.purge.interval.ms */
 	opt->shutdown_timeout_ms = 20000; /* within Kubernetes' default 30 s grace period */
-	opt->http_port = -1;
+	opt->http_port = -1;             /* the operations endpoint is off unless asked for */
 	opt->http_ready_max_lag = -1;
 	opt->log_level = STOAT_LOG_INFO;
 	opt->log_format = STOAT_LOG_TEXT;
 	opt->log_report_interval_ms = 60000;
+	opt->dump_idle_ms = 2000;
+	opt->origin[stoat_setting_find("guarantee")] = stoat_xstrdup("app");
+	if (app->commit_interval_ms > 0)
+		opt->origin[stoat_setting_find("commit_interval")] = stoat_xstrdup("app");
 	*rest = stoat_xcalloc((size_t)argc + 1, sizeof **rest);
 	*rest_count = 0;
 
-	/* The file first (flags may override what it says). */
-	const char *config = getenv("STOAT_CONFIG");
-	for (int i = 0; i < argc; i++)
-		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
-			config = argv[i + 1];
-	if (config && *config && !read_yaml(opt, prog, config))
-		return STOAT_EXIT_USAGE;
-	if (!read_environment(opt, prog))
-		return STOAT_EXIT_USAGE;
-
-	static const struct { const char *flag, *name; } flags[] = {
-		{ "--bootstrap-servers", "bootstrap_servers" }, { "-b", "bootstrap_servers" },
-		{ "--guarantee", "guarantee" }, { "--commit-interval", "commit_interval" },
-		{ "--instance-id", "instance_id" }, { "--on-error", "on_error" },
-		{ "--batch", "batch_size" }, { "--idle-exit", "idle_exit" }, { "--max-task-idle", "max_task_idle" },
-		{ "--state-dir", "state_dir" }, { "--state-memory", "state_memory" }, { "--memory", "memory" },
-		{ "--cache-max-bytes", "cache_max_bytes" }, { "--on-state-mismatch", "on_state_mismatch" },
-		{ "--repartition-purge-interval", "repartition_purge_interval" },
-		{ "--shutdown-timeout", "shutdown_timeout" },
-		{ "--http", "http" }, { "--http-ready-max-lag", "http_ready_max_lag" },
-		{ "--log-level", "log_level" }, { "--log-format", "log_format" },
-		{ "--log-report-interval", "log_report_interval" },
-	};
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		bool matched = false;
-		if (strcmp(a, "--config") == 0) {
-			i++;
-			continue;
-		}
-		if (strcmp(a, "--stats") == 0) {
-			opt->stats = true;
-			continue;
-		}
-		if (strcmp(a, "--static-membership") == 0) {
-			opt->static_membership = true;
-			continue;
-		}
-		if (strcmp(a, "-X") == 0) {
-			if (i + 1 >= argc || !strchr(argv[i + 1], '=')) {
-				fprintf(stderr, "%s: error: -X needs PROPERTY=VALUE\nTry '%s %s --help'.\n", prog, prog, command);
-				return STOAT_EXIT_USAGE;
-			}
-			char *eq = strchr(argv[++i], '=');
-			char *name = stoat_xstrndup(argv[i], (size_t)(eq - argv[i]));
-			set_prop(opt, name, eq + 1, "-X");
-			free(name);
-			continue;
-		}
-		for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
-			if (strcmp(a, flags[f].flag) != 0)
-				continue;
-			if (i + 1 >= argc) {
-				fprintf(stderr, "%s: error: %s needs a value\nTry '%s %s --help'.\n", prog, a, prog, command);
-				return STOAT_EXIT_USAGE;
-			}
-			if (!apply_setting(opt, prog, a, a, flags[f].name, argv[++i]))
-				return STOAT_EXIT_USAGE;
-			matched = true;
-			break;
-		}
-		if (matched)
-			continue;
-		if (a[0] == '-' && a[1] && strcmp(a, "-") != 0 && strncmp(a, "--", 2) == 0 && strcmp(a, "--read-uncommitted") &&
-		    strcmp(a, "--idle-ms")) {
-			/* Up to an '=': what follows may be a secret (--sasl-password=...). */
-			fprintf(stderr, "%s: error: unknown option '%.*s'\nTry '%s %s --help'.\n", prog,
-				(int)strcspn(a, "="), a, prog, command);
-			return STOAT_EXIT_USAGE;
-		}
-		(*rest)[(*rest_count)++] = argv[i];
+	pending_flag *pending = stoat_xcalloc((size_t)argc + 1, sizeof *pending);
+	size_t pending_count = 0;
+	int status = read_flags(prog, command, argc, argv, pending, &pending_count, *rest, rest_count);
+	if (status != 0) {
+		free(pending);
+		return status;
 	}
+	/* The file first (flags override what it says); the last --config wins. */
+	const char *config = getenv("STOAT_CONFIG");
+	for (size_t i = 0; i < pending_count; i++)
+		if (pending[i].code == FLAG_CONFIG)
+			config = pending[i].value;
+	bool ok = true;
+	if (config && *config && !stoat_config_read_yaml(opt, prog, config))
+		ok = false;
+	if (!read_environment(opt, prog))
+		ok = false;
+	if (!apply_flags(opt, prog, command, pending, pending_count))
+		ok = false;
+	free(pending);
 	if (!check_props(opt, prog))
-		return STOAT_EXIT_USAGE;
-	if (!opt->bootstrap_servers) {
+		ok = false;
+	if (ok && !opt->bootstrap_servers && strcmp(command, "config print") != 0) {
 		fprintf(stderr,
 			"%s: error: no Kafka cluster given: use --bootstrap-servers HOST:PORT, "
 			"STOAT_BOOTSTRAP_SERVERS or bootstrap_servers: in the --config file\n",
 			prog);
-		return STOAT_EXIT_USAGE;
+		ok = false;
 	}
-	return 0;
+	return ok ? 0 : STOAT_EXIT_USAGE;
 }
 
 /* Frees what stoat_kafka_configure allocated. */
@@ -782,6 +603,8 @@ void stoat_kafka_options_free(stoat_kafka_options *opt, char **rest)
 		free(opt->props[i].where);
 	}
 	free(opt->props);
+	for (size_t i = 0; i < STOAT_KAFKA_SETTINGS_MAX; i++)
+		free(opt->origin[i]);
 	free(rest);
 	memset(opt, 0, sizeof *opt);
 }

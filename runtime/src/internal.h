@@ -4,7 +4,8 @@
  * only the headers of the layers they use:
  *
  *   drivers       replay.h (replay.c, replay_format.c), kafka.h and
- *                 kafka_impl.h (config.c, kafka_*.c), main.c on top
+ *                 kafka_impl.h (kafka_*.c), config_impl.h (config*.c),
+ *                 main.c on top
  *   state         state.h (state.c) over rocks.h (rocks.c) and store.h
  *                 (store.c)
  *   record path   driver.h: the driver interface (emit.c, errors.c,
@@ -17,6 +18,7 @@
 #ifndef STOAT_RUNTIME_INTERNAL_H
 #define STOAT_RUNTIME_INTERNAL_H
 
+#include "config_impl.h"
 #include "driver.h"
 #include "kafka.h"
 #include "replay.h"

@@ -1,6 +1,8 @@
 /*
  * kafka.h - the Kafka driver as main.c sees it: its settings
- * (config.c), `run` (kafka_run.c) and the `load` and `dump` tools
+ * (config.c; the table of them in config_settings.c, the YAML file in
+ * config_yaml.c, `config print` in config_print.c, all sharing
+ * config_impl.h), `run` (kafka_run.c) and the `load` and `dump` tools
  * (kafka_tools.c).  What the kafka_*.c files share among themselves is
  * in kafka_impl.h.
  */
@@ -10,6 +12,9 @@
 #include "log.h"
 #include "state.h"
 #include "util.h"
+
+#include <stdbool.h>
+#include <stdio.h>
 
 /* A librdkafka property given on the command line, in YAML or the env. */
 typedef struct stoat_kafka_prop {
@@ -28,6 +33,9 @@ typedef enum stoat_memory {
 	STOAT_MEMORY_LOW,
 	STOAT_MEMORY_HIGH,
 } stoat_memory;
+
+/* Room for stoat's own settings (config.c's table; checked there). */
+#define STOAT_KAFKA_SETTINGS_MAX 32
 
 /* Settings of `run`, `load` and `dump`, after YAML, environment, flags. */
 typedef struct stoat_kafka_options {
@@ -55,18 +63,40 @@ typedef struct stoat_kafka_options {
 	stoat_log_level log_level;     /* run: lines below it are not written */
 	stoat_log_format log_format;   /* run: text (the default) or json */
 	int64_t log_report_interval_ms; /* run: a throughput and lag line this often (0: never) */
+	int64_t dump_idle_ms;          /* dump: stop after this long without a record (--idle-ms) */
+	bool read_uncommitted;         /* dump: --read-uncommitted */
 	stoat_kafka_prop *props;
 	size_t prop_count;
+	/*
+	 * Where each setting's value came from, in config.c's table order:
+	 * "app" (the app header), "app.yaml:3:1" (its key), "STOAT_GUARANTEE",
+	 * "--guarantee"; NULL for the driver's default.
+	 */
+	char *origin[STOAT_KAFKA_SETTINGS_MAX];
 } stoat_kafka_options;
 
 /*
  * Fills opt from the app's defaults, then the YAML file (--config or
  * $STOAT_CONFIG), then STOAT_* environment variables, then the flags in
- * argv[first..argc).  Leaves non-option arguments in *rest.  Returns 0 or
- * an exit status after printing the problem.
+ * argv[0..argc) (command names the command for messages: "run", "config
+ * print"; only "dump" takes --idle-ms and --read-uncommitted).  Leaves the
+ * arguments that are no options, in order, in *rest (everything after a
+ * "--" is one).  Returns 0, or STOAT_EXIT_USAGE after printing every
+ * problem found; no cluster (bootstrap_servers) is one, except for
+ * "config print".
  */
 int stoat_kafka_configure(const stoat_app *app, const char *prog, const char *command, int argc, char **argv,
 			  stoat_kafka_options *opt, char ***rest, int *rest_count);
+
+/*
+ * Prints the effective settings (`config print`, and GET /config): as
+ * YAML that --config reads back, each value followed by a comment naming
+ * its origin ("# app.yaml:3:1", "# STOAT_GUARANTEE", "# --guarantee",
+ * "# app", "# default"), each librdkafka property under its section; or,
+ * with json, one object {"settings": {...}, "kafka": {...}, "consumer":
+ * {...}, "producer": {...}}.  Secret properties' values are "***".
+ */
+void stoat_kafka_config_print(FILE *f, const stoat_kafka_options *opt, bool json);
 
 void stoat_kafka_options_free(stoat_kafka_options *opt, char **rest);
 

@@ -17,103 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A C string onto a buffer (stoat_buf_lit takes literals only). */
-static void put_cstr(stoat_buf *b, const char *s)
-{
-	stoat_buf_put(b, s, strlen(s));
-}
-
-/* A JSON member "name": "value" (NULL: null) after the first. */
-static void json_member(stoat_buf *b, bool *first, const char *name, const char *value)
-{
-	put_cstr(b, *first ? "\n    " : ",\n    ");
-	*first = false;
-	stoat_buf_put_json_str(b, (stoat_str){ name, strlen(name) });
-	stoat_buf_lit(b, ": ");
-	if (value)
-		stoat_buf_put_json_str(b, (stoat_str){ value, strlen(value) });
-	else
-		stoat_buf_lit(b, "null");
-}
-
-/* A JSON member with an integer value. */
-static void json_member_i64(stoat_buf *b, bool *first, const char *name, int64_t value)
-{
-	char text[32];
-	snprintf(text, sizeof text, "%" PRId64, value);
-	put_cstr(b, *first ? "\n    " : ",\n    ");
-	*first = false;
-	stoat_buf_put_json_str(b, (stoat_str){ name, strlen(name) });
-	stoat_buf_lit(b, ": ");
-	stoat_buf_put(b, text, strlen(text));
-}
-
 /*
- * GET /config: the effective settings, and the librdkafka properties of
- * each section with every secret masked (stoat_kafka_prop_is_secret).
+ * GET /config: the effective settings and librdkafka properties, secrets
+ * masked, as `config print --json` writes them (config_print.c).
  * Rendered once: the settings do not change while the app runs.
  */
 static char *config_json(const stoat_kafka *k)
 {
-	const stoat_kafka_options *o = k->opt;
-	stoat_buf b;
-	stoat_buf_init(&b);
-	static const char *const memory[] = { "default", "low", "high" };
-	static const char *const mismatch[] = { "refuse", "rebuild-changelog", "reset" };
-	char on_error[300];
-	if (o->policy_override == STOAT_POLICY_DEFAULT)
-		snprintf(on_error, sizeof on_error, "(the program's)");
-	else if (o->policy_override == STOAT_POLICY_DLQ)
-		snprintf(on_error, sizeof on_error, "dlq:%s", o->dlq_override ? o->dlq_override : "");
-	else
-		snprintf(on_error, sizeof on_error, "%s", stoat_policy_name(o->policy_override));
-	char http[96];
-	snprintf(http, sizeof http, "%s:%d", o->http_address, o->http_port);
-	stoat_buf_lit(&b, "{\"settings\": {");
-	bool first = true;
-	json_member(&b, &first, "bootstrap_servers", o->bootstrap_servers);
-	json_member(&b, &first, "guarantee", stoat_guarantee_name(o->guarantee));
-	json_member_i64(&b, &first, "commit_interval_ms", o->commit_interval_ms);
-	json_member(&b, &first, "instance_id", o->instance_id);
-	json_member(&b, &first, "static_membership", o->static_membership ? "true" : "false");
-	json_member(&b, &first, "on_error", on_error);
-	json_member_i64(&b, &first, "batch_size", (int64_t)o->batch_max);
-	json_member_i64(&b, &first, "idle_exit_ms", o->idle_exit_ms);
-	json_member_i64(&b, &first, "max_task_idle_ms", o->max_task_idle_ms);
-	json_member_i64(&b, &first, "repartition_purge_interval_ms", o->purge_interval_ms);
-	json_member_i64(&b, &first, "shutdown_timeout_ms", o->shutdown_timeout_ms);
-	json_member(&b, &first, "state_dir", o->state_dir ? o->state_dir : "/tmp/stoat");
-	json_member(&b, &first, "memory", memory[o->memory]);
-	json_member_i64(&b, &first, "state_memory_bytes", (int64_t)o->memory_budget);
-	json_member_i64(&b, &first, "cache_max_bytes", (int64_t)o->cache_max_bytes);
-	json_member(&b, &first, "on_state_mismatch", mismatch[o->on_state_mismatch]);
-	json_member(&b, &first, "http", http);
-	if (o->http_ready_max_lag >= 0)
-		json_member_i64(&b, &first, "http_ready_max_lag", o->http_ready_max_lag);
-	else
-		json_member(&b, &first, "http_ready_max_lag", "none");
-	stoat_buf_lit(&b, "\n  }");
-	static const char *const sections[] = { "kafka", "consumer", "producer" };
-	for (size_t s = 0; s < 3; s++) {
-		stoat_buf_lit(&b, ",\n  ");
-		stoat_buf_put_json_str(&b, (stoat_str){ sections[s], strlen(sections[s]) });
-		stoat_buf_lit(&b, ": {");
-		first = true;
-		for (size_t i = 0; i < o->prop_count; i++) {
-			const char *name = o->props[i].name;
-			bool scoped = strncmp(name, "consumer.", 9) == 0 || strncmp(name, "producer.", 9) == 0;
-			if (s == 0 ? scoped : strncmp(name, sections[s], 8) != 0 || name[8] != '.')
-				continue;
-			if (s > 0)
-				name += 9;
-			json_member(&b, &first, name,
-				    stoat_kafka_prop_is_secret(name) ? "***" : o->props[i].value);
-		}
-		put_cstr(&b, first ? "}" : "\n  }");
-	}
-	stoat_buf_lit(&b, "\n}\n");
-	stoat_buf_putc(&b, '\0');
-	return b.data;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		stoat_out_of_memory("GET /config", 0);
+	stoat_kafka_config_print(f, k->opt, true);
+	fclose(f);
+	return text;
 }
 
 /* Starts the endpoint (see kafka_impl.h). */

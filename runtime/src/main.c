@@ -1,7 +1,8 @@
 /*
  * main.c - stoat_main(), the command line every generated binary has:
  * `run` (the Kafka driver), `replay` (files), `load` and `dump` (tools
- * between replay files and Kafka), `describe`, --help and --version.
+ * between replay files and Kafka), `config check` and `config print`
+ * (the Kafka commands' settings), `describe`, --help and --version.
  * Nothing here calls exit(): stoat_main returns the status, so tests can
  * run it in-process.
  */
@@ -27,12 +28,14 @@ static void usage(FILE *f, const char *prog, const stoat_app *app)
 		"  replay [options] INPUT...  run on records read from JSON-lines files\n"
 		"  load [options] INPUT...    produce replay-format records to the source topics\n"
 		"  dump [options] TOPIC...    print the records of topics as replay-format lines\n"
+		"  config check FILE [options]  validate a --config file (with the environment)\n"
+		"  config print [--json] [options]  print the effective settings, secrets masked\n"
 		"  describe                   print the application's sources, sinks and settings\n"
 		"  --help, -h                 print this help\n"
 		"  --version                  print the version\n"
 		"\n"
-		"Run '%s run --help' or '%s replay --help' for their options.\n",
-		prog, app->app_id, prog, prog);
+		"Run '%s run --help', '%s replay --help' or '%s config --help' for their options.\n",
+		prog, app->app_id, prog, prog, prog);
 }
 
 /* Prints the replay command's usage. */
@@ -224,15 +227,16 @@ static void kafka_usage(FILE *f, const char *prog)
 		"SIGINT finishes the batch, commits and leaves the group.\n"
 		"\n"
 		"options (later sources override earlier: app header, --config YAML file,\n"
-		"STOAT_* environment variables, these flags):\n"
+		"STOAT_* environment variables, these flags; each flag's setting has the\n"
+		"YAML key and STOAT_ variable of its name, see docs/kafka-driver.md):\n"
 		"  -b, --bootstrap-servers HOST:PORT[,...]   the cluster ($STOAT_BOOTSTRAP_SERVERS)\n"
 		"  --config FILE              YAML settings ($STOAT_CONFIG)\n"
 		"  --guarantee at_least_once|exactly_once\n"
 		"  --commit-interval DURATION e.g. 100ms, 5s\n"
 		"  --instance-id ID           names this instance's transactional id (default random)\n"
-		"  --static-membership        join as a static member named by --instance-id\n"
+		"  --static-membership[=true|false]  join as a static member named by --instance-id\n"
 		"  --on-error fail|skip|dlq:TOPIC   error policy for every source\n"
-		"  --batch N                  records per batch (default 1000)\n"
+		"  --batch N                  records per batch (default 1000; batch_size)\n"
 		"  --idle-exit DURATION       run: stop after no input for this long\n"
 		"  --max-task-idle DURATION|-1  a join's or merge's task waits this long for an\n"
 		"                             input at its end (max.task.idle.ms; default 0)\n"
@@ -246,9 +250,20 @@ static void kafka_usage(FILE *f, const char *prog)
 		"                             (default), rebuild the changelog, or reset the table\n"
 		"  --repartition-purge-interval DURATION  delete consumed repartition records (30s)\n"
 		"  --shutdown-timeout DURATION  run: longest a stop may take before exiting (20s)\n"
+		"  --http PORT|ADDRESS:PORT|off  run: the operations endpoint (health, metrics,\n"
+		"                             pause/resume; default off; PORT alone: 127.0.0.1)\n"
+		"  --http-ready-max-lag N|none  run: /health/ready only within this lag\n"
+		"  --log-level debug|info|warning|error  run: the least a line must be (info)\n"
+		"  --log-format text|json     run: log lines as text (default) or JSON objects\n"
+		"  --log-report-interval DURATION  run: a throughput and lag line (60s; 0: never)\n"
 		"  -X PROPERTY=VALUE          librdkafka property for both clients;\n"
 		"                             consumer.PROPERTY / producer.PROPERTY for one\n"
 		"  --stats                    print commit counts (and window store sizes) at the end\n"
+		"  --idle-ms N                dump: stop after N ms without a record (default 2000)\n"
+		"  --read-uncommitted         dump: read records of open transactions too\n"
+		"\n"
+		"A flag's value may follow it or an '=' (--guarantee=exactly_once, -XP=V); a\n"
+		"long flag may be shortened to any prefix naming it alone; '--' ends the options.\n"
 		"\n"
 		"Exit status: 0 ok, 1 a record failed under the fail policy, 2 bad usage or\n"
 		"configuration, 3 a fatal Kafka error (fenced, unwritable output), 4 the state\n"
@@ -257,14 +272,99 @@ static void kafka_usage(FILE *f, const char *prog)
 		prog, prog, prog);
 }
 
+/* Prints the config command's usage. */
+static void config_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s config check FILE [options]\n"
+		"       %s config print [--json] [options]\n"
+		"\n"
+		"check reads FILE as `run --config FILE` would, with the STOAT_* environment\n"
+		"and any of run's options after it, checks every setting and librdkafka\n"
+		"property, prints \"FILE: ok\" and exits 0, or prints every problem and exits 2.\n"
+		"A cluster must be given (in FILE, $STOAT_BOOTSTRAP_SERVERS or -b), as run needs.\n"
+		"\n"
+		"print takes run's options (--config FILE, -b, -X ...) and prints the settings\n"
+		"run would use, after every layer, as YAML that --config reads back: each value\n"
+		"with its origin in a comment (app, FILE:LINE:COL, STOAT_..., --flag, default),\n"
+		"librdkafka properties under kafka:, consumer: and producer:, secret ones\n"
+		"(passwords, keys, tokens) as '***'.  --json prints one JSON object instead:\n"
+		"{\"settings\": {...}, \"kafka\": {...}, \"consumer\": {...}, \"producer\": {...}}.\n"
+		"\n"
+		"Run '%s run --help' for the options.  Exit status: 0 ok, 2 bad usage or\n"
+		"configuration.\n",
+		prog, prog, prog);
+}
+
+/* Whether args (before a "--") ask for help. */
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return true;
+	return false;
+}
+
+/*
+ * `config check FILE [options]` and `config print [--json] [options]`:
+ * the settings as run would have them, checked or printed.
+ */
+static int config_command(const stoat_app *app, const char *prog, int argc, char **argv)
+{
+	if (argc == 0)
+		return usage_error(prog, "config ", "config needs check or print");
+	if (wants_help(argc, argv)) {
+		config_usage(stdout, prog);
+		return STOAT_EXIT_OK;
+	}
+	bool check = strcmp(argv[0], "check") == 0;
+	if (!check && strcmp(argv[0], "print") != 0)
+		return usage_error(prog, "config ", "unknown config command '%s' (check or print)", argv[0]);
+	if (check && (argc < 2 || argv[1][0] == '-'))
+		return usage_error(prog, "config ", "config check needs a FILE");
+	/* check: --config FILE, then the rest; print: the rest without --json. */
+	char **args = stoat_xcalloc((size_t)argc + 2, sizeof *args);
+	int nargs = 0;
+	bool json = false, options_ended = false;
+	if (check) {
+		args[nargs++] = "--config";
+		args[nargs++] = argv[1];
+	}
+	for (int i = check ? 2 : 1; i < argc; i++) {
+		options_ended |= strcmp(argv[i], "--") == 0;
+		if (!check && !options_ended && strcmp(argv[i], "--json") == 0)
+			json = true;
+		else
+			args[nargs++] = argv[i];
+	}
+	stoat_kafka_options opt;
+	char **rest;
+	int nrest;
+	const char *command = check ? "config check" : "config print";
+	int status = stoat_kafka_configure(app, prog, command, nargs, args, &opt, &rest, &nrest);
+	if (status == 0 && nrest > 0) /* not past an '=', as for run */
+		status = usage_error(prog, check ? "config check " : "config print ", "unexpected argument '%.*s%s'",
+				     (int)strcspn(rest[0], "="), rest[0], strchr(rest[0], '=') ? "=..." : "");
+	if (status == 0) {
+		if (check)
+			printf("%s: ok\n", argv[1]);
+		else
+			stoat_kafka_config_print(stdout, &opt, json);
+		if (fflush(stdout) != 0)
+			status = STOAT_EXIT_IO;
+	}
+	stoat_kafka_options_free(&opt, rest);
+	free(args);
+	return status;
+}
+
 /* run, load and dump: configuration, then the driver. */
 static int kafka_command(const stoat_app *app, const char *prog, const char *command, int argc, char **argv)
 {
-	for (int i = 0; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			kafka_usage(stdout, prog);
-			return STOAT_EXIT_OK;
-		}
+	if (wants_help(argc, argv)) {
+		kafka_usage(stdout, prog);
+		return STOAT_EXIT_OK;
+	}
 	stoat_kafka_options opt;
 	char **rest;
 	int nrest;
@@ -285,30 +385,12 @@ static int kafka_command(const stoat_app *app, const char *prog, const char *com
 		else
 			status = stoat_kafka_load(app, &opt, (const char **)rest, (size_t)nrest);
 	} else {
-		/* dump */
-		int64_t idle_ms = 2000;
-		bool read_committed = true;
-		const char **topics = stoat_xcalloc((size_t)nrest + 1, sizeof *topics);
-		size_t ntopics = 0;
-		status = -1;
-		for (int i = 0; i < nrest && status < 0; i++) {
-			if (strcmp(rest[i], "--read-uncommitted") == 0) {
-				read_committed = false;
-			} else if (strcmp(rest[i], "--idle-ms") == 0 && i + 1 < nrest) {
-				long v = 0;
-				if (!parse_count(rest[++i], 3600000, &v))
-					status = usage_error(prog, "dump ", "--idle-ms needs milliseconds, not '%s'", rest[i]);
-				else
-					idle_ms = v;
-			} else {
-				topics[ntopics++] = rest[i];
-			}
-		}
-		if (status < 0 && ntopics == 0)
+		/* dump (its --idle-ms and --read-uncommitted are read by configure) */
+		if (nrest == 0)
 			status = usage_error(prog, "dump ", "no topics");
-		if (status < 0)
-			status = stoat_kafka_dump(app, &opt, topics, ntopics, idle_ms, read_committed);
-		free(topics);
+		else
+			status = stoat_kafka_dump(app, &opt, (const char **)rest, (size_t)nrest, opt.dump_idle_ms,
+						  !opt.read_uncommitted);
 	}
 	stoat_kafka_options_free(&opt, rest);
 	return status;
@@ -440,6 +522,8 @@ int stoat_main(const stoat_app *app, int argc, char **argv)
 	}
 	if (strcmp(command, "run") == 0 || strcmp(command, "load") == 0 || strcmp(command, "dump") == 0)
 		return kafka_command(app, prog, command, argc - 2, argv + 2);
+	if (strcmp(command, "config") == 0)
+		return config_command(app, prog, argc - 2, argv + 2);
 	if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 || strcmp(command, "help") == 0) {
 		usage(stdout, prog, app);
 		return STOAT_EXIT_OK;
