@@ -8,6 +8,7 @@
 #   share/stoat/stoat.mk                    make rules (include it)
 #   lib/cmake/Stoat/                        find_package(Stoat): targets, stoat_add_topology()
 #   lib/pkgconfig/stoat-runtime.pc          compiler and linker flags
+#   share/man/man1/stoatc.1.gz, stoat-app.1.gz, man5/stoat.5.gz   the man pages
 #
 # (lib/ is CMAKE_INSTALL_LIBDIR.)  Nothing installed names the prefix: stoatc
 # finds the runtime from its own location, stoat.mk, the CMake package
@@ -55,3 +56,22 @@ configure_file(cmake/stoat-runtime.pc.in ${PROJECT_BINARY_DIR}/stoat-runtime.pc 
 install(FILES ${PROJECT_BINARY_DIR}/stoat-runtime.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 configure_file(make/stoat.mk.in ${PROJECT_BINARY_DIR}/stoat.mk @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/stoat.mk DESTINATION ${CMAKE_INSTALL_DATADIR}/stoat)
+
+# The man pages (man/, hand-written roff; tests/man checks them against the
+# programs), gzipped as Debian wants them: stoatc(1), stoat-app(1) for the
+# generated binaries' commands, stoat(5) for the settings file.
+set(STOAT_MAN_PAGES stoatc.1 stoat-app.1 stoat.5)
+set(STOAT_MAN_OUTPUTS)
+file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/man)
+foreach(page IN LISTS STOAT_MAN_PAGES)
+  string(REGEX MATCH "[0-9]$" section ${page})
+  set(out ${PROJECT_BINARY_DIR}/man/${page}.gz)
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -DINPUT=${PROJECT_SOURCE_DIR}/man/${page} -DOUTPUT=${out}
+            -P ${PROJECT_SOURCE_DIR}/cmake/gzip.cmake
+    DEPENDS ${PROJECT_SOURCE_DIR}/man/${page} ${PROJECT_SOURCE_DIR}/cmake/gzip.cmake
+    COMMENT "Compressing the man page ${page}")
+  list(APPEND STOAT_MAN_OUTPUTS ${out})
+  install(FILES ${out} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section})
+endforeach()
+add_custom_target(man-pages ALL DEPENDS ${STOAT_MAN_OUTPUTS})
