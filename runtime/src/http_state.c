@@ -152,28 +152,32 @@ static void counter(http_expo *e, const char *name, const char *help, uint64_t v
 	http_sample_u64(e, name, NULL, v);
 }
 
+/* A gauge family with a sample per open store partition: its keys or its bytes. */
+static void store_family(http_expo *e, const stoat_app *app, const stoat_http_stats *s, const char *name,
+			 const char *help, bool bytes)
+{
+	http_family(e, name, "gauge", help);
+	for (size_t i = 0; i < s->store_count; i++) {
+		const stoat_store_usage *u = &s->stores[i];
+		char part[16];
+		snprintf(part, sizeof part, "%" PRId32, u->partition);
+		const char *labels[] = { "store", app->stores[u->store].name, "partition", part, NULL };
+		http_sample_u64(e, name, labels, bytes ? u->bytes : u->keys);
+	}
+}
+
 /* The stores' families of /metrics (see http_impl.h). */
 void http_state_metrics(http_expo *e, const stoat_http_info *info, const stoat_http_stats *s)
 {
 	if (!s || !s->has_state)
 		return;
 	const stoat_app *app = info->app;
-	static const char *const which[2] = { "stoat_store_keys", "stoat_store_bytes" };
-	static const char *const help[2] = {
-		"Keys of a store partition (RocksDB's estimate, or the in-memory count).",
-		"Bytes of a store partition (RocksDB's live data estimate and memtables, or the in-memory keys and "
-		"values).",
-	};
-	for (int f = 0; f < 2; f++) {
-		http_family(e, which[f], "gauge", help[f]);
-		for (size_t i = 0; i < s->store_count; i++) {
-			const stoat_store_usage *u = &s->stores[i];
-			char part[16];
-			snprintf(part, sizeof part, "%" PRId32, u->partition);
-			const char *labels[] = { "store", app->stores[u->store].name, "partition", part, NULL };
-			http_sample_u64(e, which[f], labels, f == 0 ? u->keys : u->bytes);
-		}
-	}
+	store_family(e, app, s, "stoat_store_keys", "Keys of a store partition (RocksDB's estimate, or the in-memory count).",
+		     false);
+	store_family(e, app, s, "stoat_store_bytes",
+		     "Bytes of a store partition (RocksDB's live data estimate and memtables, or the in-memory keys and "
+		     "values).",
+		     true);
 	http_family(e, "stoat_restore_remaining_records", "gauge",
 		    "Changelog records a restore under way has left to read (absent when none is).");
 	for (size_t i = 0; i < s->restore_count; i++) {
