@@ -85,15 +85,19 @@ static void fill_partition(stoat_kafka *k, const kafka_partition *p, stoat_http_
 	    rd_kafka_get_watermark_offsets(k->consumer, p->topic, p->partition, &lo, &hi) != RD_KAFKA_RESP_ERR_NO_ERROR)
 		lo = hi = -1;
 	out->end = hi >= 0 ? hi : -1;
+	/* Paused, it fetches nothing: its end is the one asked of the broker. */
+	if (p->paused && p->paused_end > out->end)
+		out->end = p->paused_end;
 	/* Nothing committed: the consumer starts at the beginning (auto.offset.reset earliest). */
 	if (out->position < 0 && p->group_committed == -1 && lo >= 0)
 		out->position = lo;
 	/*
 	 * Reached its end with every record before it processed: what is
 	 * left up to the high watermark are transaction markers and aborted
-	 * records (read_committed), never records to process.
+	 * records (read_committed), never records to process.  Not while
+	 * paused: records that came since are not fetched, so no end says so.
 	 */
-	bool drained = p->queue ? p->at_end && p->held_head == p->held_len : p->at_end;
+	bool drained = !p->paused && (p->queue ? p->at_end && p->held_head == p->held_len : p->at_end);
 	if (drained && out->end >= 0)
 		out->position = out->end;
 }
@@ -181,6 +185,28 @@ static void fill(stoat_kafka *k, stoat_http_stats *s, int64_t now)
 	s->consumer = k->consumer_stats;
 }
 
+/*
+ * A paused partition fetches nothing, so librdkafka's cached watermarks
+ * stop moving: its end is asked of the broker every
+ * PAUSED_END_REFRESH_MS instead (read_committed: the last stable offset),
+ * waiting at most PAUSED_END_WAIT_MS on the stream thread.
+ */
+enum { PAUSED_END_REFRESH_MS = 5000, PAUSED_END_WAIT_MS = 500 };
+
+static void refresh_paused_ends(stoat_kafka *k, int64_t now)
+{
+	for (size_t i = 0; i < k->part_count; i++) {
+		kafka_partition *p = &k->parts[i];
+		if (!p->assigned || !p->paused || (p->paused_end_ms && now - p->paused_end_ms < PAUSED_END_REFRESH_MS))
+			continue;
+		p->paused_end_ms = now;
+		int64_t lo, hi;
+		if (rd_kafka_query_watermark_offsets(k->consumer, p->topic, p->partition, &lo, &hi, PAUSED_END_WAIT_MS) ==
+		    RD_KAFKA_RESP_ERR_NO_ERROR)
+			p->paused_end = hi;
+	}
+}
+
 /* Hands over a snapshot (see kafka_impl.h). */
 void kafka_http_publish(stoat_kafka *k, bool force)
 {
@@ -189,6 +215,7 @@ void kafka_http_publish(stoat_kafka *k, bool force)
 	int64_t now = stoat_now_ms();
 	if (!force && now - k->http_published_ms < STOAT_HTTP_PUBLISH_MS)
 		return;
+	refresh_paused_ends(k, now);
 	k->http_published_ms = now;
 	fill(k, stoat_http_scratch(k->http), now);
 	stoat_http_publish(k->http);
@@ -201,8 +228,11 @@ static void set_paused(stoat_kafka *k, size_t source, bool pause)
 	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(8);
 	for (size_t i = 0; i < k->part_count; i++) {
 		kafka_partition *p = &k->parts[i];
-		if (p->assigned && p->source == source && p->paused != pause)
+		if (p->assigned && p->source == source && p->paused != pause) {
 			rd_kafka_topic_partition_list_add(l, p->topic, p->partition);
+			p->paused_end = -1;
+			p->paused_end_ms = 0;
+		}
 	}
 	if (l->cnt > 0) {
 		rd_kafka_resp_err_t e =

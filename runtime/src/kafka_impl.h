@@ -53,6 +53,8 @@ typedef struct kafka_partition {
 	int64_t idle_deadline_ms;    /* ... and holding the task up until then (max_task_idle) */
 	int64_t group_committed;     /* the group's offset read at assignment (endpoint on; -1: none) */
 	bool paused;                 /* paused for POST /pause (kafka_http.c) */
+	int64_t paused_end;          /* while paused: its end as last asked of the broker (-1: not yet) */
+	int64_t paused_end_ms;       /* when */
 } kafka_partition;
 
 /* One store partition being restored (kafka_rebalance.c). */
