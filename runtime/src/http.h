@@ -206,9 +206,10 @@ void stoat_http_route(const stoat_http_info *info, const stoat_http_stats *s, in
 		      stoat_http_response *out);
 
 /*
- * Readiness: the group has assigned partitions, no store is being
- * restored, the stream thread is alive and not stopping, and the total
- * lag is within info->ready_max_lag (when set).  When not ready, why
+ * Readiness: the group's first assignment has come (an empty one
+ * counts), no store is being restored, the stream thread is alive and
+ * not stopping, and the total lag is within info->ready_max_lag (when
+ * set).  When not ready, why
  * says why in a sentence.
  */
 bool stoat_http_ready(const stoat_http_info *info, const stoat_http_stats *s, int64_t now_ms, char *why,

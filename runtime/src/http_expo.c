@@ -136,6 +136,20 @@ void http_sample_histogram(http_expo *e, const char *name, const char *const *la
 	http_put_fmt(e->b, " %" PRIu64 "\n", h->count);
 }
 
+/* A gauge family with one unlabelled sample. */
+void http_gauge(http_expo *e, const char *name, const char *help, uint64_t v)
+{
+	http_family(e, name, "gauge", help);
+	http_sample_u64(e, name, NULL, v);
+}
+
+/* A counter family with one unlabelled sample. */
+void http_counter(http_expo *e, const char *name, const char *help, uint64_t v)
+{
+	http_family(e, name, "counter", help);
+	http_sample_u64(e, name, NULL, v);
+}
+
 /* Which per-source counter a family shows. */
 typedef enum source_counter {
 	COUNT_IN,
@@ -183,12 +197,10 @@ void http_metrics_page(const stoat_http_info *info, const stoat_http_stats *s, i
 	http_sample_f64(&e, "stoat_start_time_seconds", NULL, (double)info->started_unix_ms / 1000.0);
 	http_family(&e, "stoat_uptime_seconds", "gauge", "Seconds since the process started.");
 	http_sample_f64(&e, "stoat_uptime_seconds", NULL, http_uptime_seconds(info, now_ms));
-	http_family(&e, "stoat_ready", "gauge", "1 when /health/ready answers 200.");
-	http_sample_u64(&e, "stoat_ready", NULL, ready);
+	http_gauge(&e, "stoat_ready", "1 when /health/ready answers 200.", ready);
 	if (!s)
 		goto done;
-	http_family(&e, "stoat_restoring", "gauge", "1 while state stores are restored from their changelogs.");
-	http_sample_u64(&e, "stoat_restoring", NULL, s->phase == STOAT_HTTP_RESTORING);
+	http_gauge(&e, "stoat_restoring", "1 while state stores are restored from their changelogs.", s->phase == STOAT_HTTP_RESTORING);
 
 	source_family(&e, app, s, "stoat_records_consumed_total", "Records read from the source's topic.", COUNT_IN);
 	source_family(&e, app, s, "stoat_records_failed_total",
@@ -220,22 +232,14 @@ void http_metrics_page(const stoat_http_info *info, const stoat_http_stats *s, i
 		http_sample_u64(&e, "stoat_source_paused", labels, s->sources[i].paused);
 	}
 
-	http_family(&e, "stoat_commits_total", "counter", "Commits (of offsets, or of transactions under exactly_once).");
-	http_sample_u64(&e, "stoat_commits_total", NULL, s->commits);
-	http_family(&e, "stoat_transactions_aborted_total", "counter", "Transactions aborted (exactly_once).");
-	http_sample_u64(&e, "stoat_transactions_aborted_total", NULL, s->aborts);
-	http_family(&e, "stoat_producer_fencings_total", "counter",
-	       "Times the producer was fenced by another with the same transactional id.");
-	http_sample_u64(&e, "stoat_producer_fencings_total", NULL, s->fencings);
-	http_family(&e, "stoat_rebalances_total", "counter", "Partition assignments and revocations.");
-	http_sample_u64(&e, "stoat_rebalances_total", NULL, s->rebalances);
-	http_family(&e, "stoat_delivery_failures_total", "counter", "Records the producer could not deliver.");
-	http_sample_u64(&e, "stoat_delivery_failures_total", NULL, s->delivery_failures);
-	http_family(&e, "stoat_restored_records_total", "counter", "Changelog records applied while restoring stores.");
-	http_sample_u64(&e, "stoat_restored_records_total", NULL, s->restored_records);
+	http_counter(&e, "stoat_commits_total", "Commits (of offsets, or of transactions under exactly_once).", s->commits);
+	http_counter(&e, "stoat_transactions_aborted_total", "Transactions aborted (exactly_once).", s->aborts);
+	http_counter(&e, "stoat_producer_fencings_total", "Times the producer was fenced by another with the same transactional id.", s->fencings);
+	http_counter(&e, "stoat_rebalances_total", "Partition assignments and revocations.", s->rebalances);
+	http_counter(&e, "stoat_delivery_failures_total", "Records the producer could not deliver.", s->delivery_failures);
+	http_counter(&e, "stoat_restored_records_total", "Changelog records applied while restoring stores.", s->restored_records);
 
-	http_family(&e, "stoat_assigned_partitions", "gauge", "Source partitions assigned to this instance.");
-	http_sample_u64(&e, "stoat_assigned_partitions", NULL, s->partition_count);
+	http_gauge(&e, "stoat_assigned_partitions", "Source partitions assigned to this instance.", s->partition_count);
 	http_family(&e, "stoat_consumer_lag_records", "gauge",
 	       "Records between the next one to process and the partition's end (absent while not known).");
 	for (size_t i = 0; i < s->partition_count; i++) {

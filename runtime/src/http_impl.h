@@ -58,6 +58,10 @@ void http_sample_u64(http_expo *e, const char *name, const char *const *labels, 
 void http_sample_f64(http_expo *e, const char *name, const char *const *labels, double v);
 void http_sample_histogram(http_expo *e, const char *name, const char *const *labels, const stoat_histogram *h);
 
+/* A family of one unlabelled sample: its TYPE line and the sample. */
+void http_gauge(http_expo *e, const char *name, const char *help, uint64_t v);
+void http_counter(http_expo *e, const char *name, const char *help, uint64_t v);
+
 /* GET /metrics: every family of the snapshot s (NULL: before the first). */
 void http_metrics_page(const stoat_http_info *info, const stoat_http_stats *s, int64_t now_ms, bool openmetrics,
 		       stoat_buf *b);

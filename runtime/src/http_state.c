@@ -138,20 +138,6 @@ void http_state_page(const stoat_http_info *info, const stoat_http_stats *s, sto
 		     u->rocksdb.block_cache_pinned);
 }
 
-/* A gauge family with one unlabelled sample. */
-static void gauge(http_expo *e, const char *name, const char *help, uint64_t v)
-{
-	http_family(e, name, "gauge", help);
-	http_sample_u64(e, name, NULL, v);
-}
-
-/* A counter family with one unlabelled sample. */
-static void counter(http_expo *e, const char *name, const char *help, uint64_t v)
-{
-	http_family(e, name, "counter", help);
-	http_sample_u64(e, name, NULL, v);
-}
-
 /* A gauge family with a sample per open store partition: its keys or its bytes. */
 static void store_family(http_expo *e, const stoat_app *app, const stoat_http_stats *s, const char *name,
 			 const char *help, bool bytes)
@@ -188,21 +174,21 @@ void http_state_metrics(http_expo *e, const stoat_http_info *info, const stoat_h
 		http_sample_u64(e, "stoat_restore_remaining_records", labels, (uint64_t)restore_remaining(r));
 	}
 	const stoat_state_usage *u = &s->state;
-	gauge(e, "stoat_record_cache_max_bytes", "The record cache's budget (cache_max_bytes).", u->cache_max_bytes);
-	gauge(e, "stoat_record_cache_bytes", "Bytes the record cache holds.", u->cache_bytes);
-	gauge(e, "stoat_record_cache_entries", "Keys the record cache holds.", u->cache_entries);
-	counter(e, "stoat_record_cache_hits_total", "Store reads and writes that found their key in the record cache.",
+	http_gauge(e, "stoat_record_cache_max_bytes", "The record cache's budget (cache_max_bytes).", u->cache_max_bytes);
+	http_gauge(e, "stoat_record_cache_bytes", "Bytes the record cache holds.", u->cache_bytes);
+	http_gauge(e, "stoat_record_cache_entries", "Keys the record cache holds.", u->cache_entries);
+	http_counter(e, "stoat_record_cache_hits_total", "Store reads and writes that found their key in the record cache.",
 		u->cache_hits);
-	counter(e, "stoat_record_cache_misses_total", "Store reads and writes that did not.", u->cache_misses);
-	counter(e, "stoat_record_cache_size_flushes_total",
+	http_counter(e, "stoat_record_cache_misses_total", "Store reads and writes that did not.", u->cache_misses);
+	http_counter(e, "stoat_record_cache_size_flushes_total",
 		"Flushes of the record cache because it was over its budget (the others come with commits).",
 		u->cache_size_flushes);
-	gauge(e, "stoat_rocksdb_budget_bytes", "RocksDB's memory budget (state_memory).", u->rocksdb.budget);
-	gauge(e, "stoat_rocksdb_memtable_bytes", "RocksDB's memtables (rocksdb.cur-size-all-mem-tables).",
+	http_gauge(e, "stoat_rocksdb_budget_bytes", "RocksDB's memory budget (state_memory).", u->rocksdb.budget);
+	http_gauge(e, "stoat_rocksdb_memtable_bytes", "RocksDB's memtables (rocksdb.cur-size-all-mem-tables).",
 	      u->rocksdb.memtables);
-	gauge(e, "stoat_rocksdb_table_readers_bytes",
+	http_gauge(e, "stoat_rocksdb_table_readers_bytes",
 	      "RocksDB's indexes and filters held for reading (rocksdb.estimate-table-readers-mem).",
 	      u->rocksdb.table_readers);
-	gauge(e, "stoat_rocksdb_block_cache_bytes", "RocksDB's block cache usage.", u->rocksdb.block_cache);
-	gauge(e, "stoat_rocksdb_block_cache_pinned_bytes", "Pinned block cache entries.", u->rocksdb.block_cache_pinned);
+	http_gauge(e, "stoat_rocksdb_block_cache_bytes", "RocksDB's block cache usage.", u->rocksdb.block_cache);
+	http_gauge(e, "stoat_rocksdb_block_cache_pinned_bytes", "Pinned block cache entries.", u->rocksdb.block_cache_pinned);
 }

@@ -221,8 +221,8 @@ void kafka_http_publish(stoat_kafka *k, bool force)
 	stoat_http_publish(k->http);
 }
 
-/* Pauses or resumes the assigned partitions of source i (all when
- * only_new is false; else those not yet as wanted). */
+/* Pauses or resumes the assigned partitions of source `source` that are
+ * not yet as wanted. */
 static void set_paused(stoat_kafka *k, size_t source, bool pause)
 {
 	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(8);
