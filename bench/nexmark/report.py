@@ -45,6 +45,17 @@ def cpu(r):
     return float(r["user"]) + float(r["sys"])
 
 
+def failure(r, limit):
+    """What the report says in place of the figures of a run that failed (bench/run-nexmark records
+    another peer's failed run and goes on; stoat's stops the benchmark)."""
+    status = int(r["status"])
+    if status == 124:
+        return "did not finish within %s s" % limit
+    if status != 0:
+        return "died (exit status %d)" % status
+    return "wrong output (its check failed)"
+
+
 def fmt(x, digits=0):
     if x is None:
         return "n/a"
@@ -58,7 +69,7 @@ def ratio(a, b):
 def main():
     ap = argparse.ArgumentParser()
     for opt in ("results", "out", "chart-data", "events", "rate", "seed", "partitions", "reps", "idle-ms",
-                "machine", "commit", "quick", "retries"):
+                "machine", "commit", "quick", "retries", "limit"):
         ap.add_argument("--" + opt, default="")
     a = ap.parse_args()
     rows = parse(a.results)
@@ -79,7 +90,16 @@ def main():
             runs = pick(q, p, "file" if p == "replay" else "events")
             if not runs:
                 continue
-            empty = pick(q, p, "empty")
+            good = [r for r in runs if r["ok"] == "yes"]
+            empty = [r for r in pick(q, p, "empty") if r["ok"] == "yes"]
+            if not good:
+                f = {"failed": failure(runs[0], fmt(float(a.limit or 0)))}
+                if empty:
+                    f["empty_t"] = median([run_time(r) for r in empty])
+                    f["empty_cpu"] = median([cpu(r) for r in empty])
+                figures[(q, p)] = f
+                continue
+            runs = good
             t = median([run_time(r) for r in runs])
             c = median([cpu(r) for r in runs])
             f = {"rate": n / t if t > 0 else None, "cpu": c / n * 1e6,
@@ -111,7 +131,10 @@ def main():
     w("- Whole: the process from its start. Steady: less the same peer's run of the same query over empty "
       "topics (its start-up and shutdown).")
     w("- Every output was checked against tests/nexmark/reference.py (worked out from the generated events "
-      "alone); a run whose check failed stops the benchmark.")
+      "alone); a stoat run that fails stops the benchmark. Another peer's run that died or whose output was "
+      "wrong is shown in bold in place of its figures and fails the benchmark after this report; one still "
+      "going after %s s was stopped and is shown so, in bold: that engine's cost on that query."
+      % fmt(float(a.limit or 0)))
     retries = parse(a.retries) if a.retries and os.path.exists(a.retries) else []
     if retries:
         w("- Flink runs that died and ran once more (their figures are the second run's): %s."
@@ -133,6 +156,9 @@ def main():
             if not f:
                 cells += ["", "", ""]
                 continue
+            if "failed" in f:
+                cells += ["**%s**" % f["failed"], "", ""]
+                continue
             cells += ["%s (%s)" % (fmt(f["rate"]), fmt(f.get("rate_steady"))),
                       "%s (%s)" % (fmt(f["cpu"], 2), fmt(f.get("cpu_steady"), 2)), fmt(f["rss"], 1)]
         w("| " + " | ".join(cells) + " |")
@@ -150,7 +176,7 @@ def main():
             cells = [q]
             for p in peers[1:]:
                 o = figures.get((q, p))
-                if not s or not o:
+                if not s or not o or "failed" in s or "failed" in o:
                     cells += ["", ""]
                     continue
                 cells += ["%s (%s)" % (fmt(ratio(s["cpu"], o["cpu"]), 3),
