@@ -167,6 +167,7 @@ typedef struct stoat_http_info {
 	const stoat_app *app;
 	const char *instance_id;        /* as given, or the random one */
 	const char *bootstrap_servers;
+	stoat_guarantee guarantee;      /* the effective one: the program's, or the setting that overrides it */
 	int64_t started_unix_ms;        /* wall clock at start-up */
 	int64_t started_ms;             /* stoat_now_ms() then */
 	int64_t ready_max_lag;          /* ready only within this total lag; -1: no limit */

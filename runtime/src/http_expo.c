@@ -191,7 +191,7 @@ void http_metrics_page(const stoat_http_info *info, const stoat_http_stats *s, i
 
 	http_family(&e, "stoat_info", "gauge", "The application: its id, the stoat version, the guarantee, the instance.");
 	const char *info_labels[] = { "app", app->app_id, "version", STOAT_VERSION, "guarantee",
-				      stoat_guarantee_name(app->guarantee), "instance", info->instance_id, NULL };
+				      stoat_guarantee_name(info->guarantee), "instance", info->instance_id, NULL };
 	http_sample_u64(&e, "stoat_info", info_labels, 1);
 	http_family(&e, "stoat_start_time_seconds", "gauge", "When the process started, in seconds since the epoch.");
 	http_sample_f64(&e, "stoat_start_time_seconds", NULL, (double)info->started_unix_ms / 1000.0);

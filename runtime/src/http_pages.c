@@ -193,7 +193,7 @@ static void info_page(const stoat_http_info *info, const stoat_http_stats *s, in
 	stoat_buf_lit(b, ", \"source_file\": ");
 	http_put_json(b, app->source_file);
 	stoat_buf_lit(b, ", \"guarantee\": ");
-	http_put_json(b, stoat_guarantee_name(app->guarantee));
+	http_put_json(b, stoat_guarantee_name(info->guarantee));
 	stoat_buf_lit(b, ", \"instance\": ");
 	http_put_json(b, info->instance_id);
 	stoat_buf_lit(b, ", \"bootstrap_servers\": ");

@@ -49,6 +49,7 @@ bool kafka_http_start(stoat_kafka *k, const char *instance_id)
 		.app = app,
 		.instance_id = instance_id,
 		.bootstrap_servers = k->opt->bootstrap_servers,
+		.guarantee = k->opt->guarantee,
 		.started_unix_ms = stoat_wall_ms() - (stoat_now_ms() - k->started_ms),
 		.started_ms = k->started_ms,
 		.ready_max_lag = k->opt->http_ready_max_lag,
@@ -104,7 +105,8 @@ static void fill_partition(stoat_kafka *k, const kafka_partition *p, stoat_http_
 
 /*
  * The stores' part of a snapshot: their figures as read at most every
- * STOAT_HTTP_STATE_MS (RocksDB properties are not free), and the restores
+ * STOAT_HTTP_STATE_MS (RocksDB properties are not free; while a restore
+ * runs, and once more right after it, at every snapshot), and the restores
  * under way as of now.
  */
 static void fill_state(stoat_kafka *k, stoat_http_stats *s, int64_t now)
@@ -113,8 +115,10 @@ static void fill_state(stoat_kafka *k, stoat_http_stats *s, int64_t now)
 	s->store_count = s->restore_count = 0;
 	if (!k->state)
 		return;
-	if (k->state_usage_ms == 0 || now - k->state_usage_ms >= STOAT_HTTP_STATE_MS || k->restoring) {
+	if (k->state_usage_ms == 0 || now - k->state_usage_ms >= STOAT_HTTP_STATE_MS || k->restoring ||
+	    k->state_usage_restoring) {
 		k->state_usage_ms = now;
+		k->state_usage_restoring = k->restoring != NULL;
 		size_t n = stoat_state_describe(k->state, k->store_usage, k->store_usage_cap, &k->state_usage);
 		if (n > k->store_usage_cap) {
 			k->store_usage_cap = n * 2;

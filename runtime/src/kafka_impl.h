@@ -143,6 +143,7 @@ struct stoat_kafka {
 	size_t store_usage_count, store_usage_cap;
 	stoat_state_usage state_usage;
 	int64_t state_usage_ms;
+	bool state_usage_restoring;         /* read during a restore: read again as soon as it is over */
 	stoat_http_client producer_stats, consumer_stats; /* librdkafka's (endpoint on) */
 	bool stats_unreadable_reported;
 	int64_t last_report_ms;        /* the log's periodic report (kafka_log_report) */

@@ -299,6 +299,8 @@ static bool restore_assigned(stoat_kafka *k, const rd_kafka_topic_partition_list
 	rd_kafka_topic_partition_list_destroy(l);
 	k->restoring = jobs;
 	k->restoring_count = n;
+	/* /state lists the restores from their start (the phase alone was published before). */
+	kafka_http_publish(k, true);
 	while (ok && pending > 0 && !kafka_stop_requested) {
 		kafka_http_publish(k, false);
 		rd_kafka_message_t *m = rd_kafka_consumer_poll(k->restorer, 500);

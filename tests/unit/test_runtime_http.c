@@ -54,7 +54,7 @@ static void setup(void)
 				 .sinks = fx_sinks, .partitions = fx_parts, .partition_count = 2, .commits = 6,
 				 .aborts = 1, .rebalances = 2 };
 	fx_info = (stoat_http_info){ .app = &app, .instance_id = "i-1", .bootstrap_servers = "127.0.0.1:9092",
-				     .started_unix_ms = 1700000000000, .started_ms = 500, .ready_max_lag = -1,
+				     .guarantee = STOAT_EXACTLY_ONCE, .started_unix_ms = 1700000000000, .started_ms = 500, .ready_max_lag = -1,
 				     .config_json = "{\"settings\": {}}\n" };
 }
 
@@ -324,6 +324,14 @@ START_TEST(test_info_page)
 			 "\"guarantee\": \"exactly_once\", \"instance\": \"i-1\", \"bootstrap_servers\": "
 			 "\"127.0.0.1:9092\", \"state\": \"running\", \"started_at_ms\": 1700000000000, "
 			 "\"uptime_seconds\": 0.600, \"sources\": 2, \"sinks\": 1, \"stores\": 0}\n");
+	stoat_buf_free(&r.body);
+	/* The guarantee run with (--guarantee over the program's exactly_once), in /info and stoat_info. */
+	fx_info.guarantee = STOAT_AT_LEAST_ONCE;
+	r = route("GET", "/info", NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(r.body.data, "\"guarantee\": \"at_least_once\""));
+	stoat_buf_free(&r.body);
+	r = route("GET", "/metrics", NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(r.body.data, ",guarantee=\"at_least_once\","));
 	stoat_buf_free(&r.body);
 }
 END_TEST
