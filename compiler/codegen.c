@@ -719,6 +719,7 @@ static void emit_app(Gen *g, Printer *p)
 			/* Zero, the default, is left out (most apps have one sub-topology). */
 			if (st->node->subtopology)
 				pr(p, ", .subtopology = %d", st->node->subtopology);
+			emit_store_desc_dump(g, p, i);
 			pr(p, " }, /* %d */\n", i);
 		}
 		pr_dedent(p);
@@ -824,6 +825,7 @@ char *codegen(const Plan *plan, const CodegenOptions *opts)
 	Chunk *chunks = NULL;
 	int nchunks = 0;
 	emit_functions(g, &chunks, &nchunks);
+	need_store_json(g); /* the application table names them */
 	collect_types(g);
 
 	Printer p;

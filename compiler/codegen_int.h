@@ -37,6 +37,8 @@ typedef enum HelperKind {
 	H_STORE_VALUE_GET, /* store_value_get_T: reads one back from a cursor */
 	H_STORE_VALUE_READ, /* store_value_read_T: a whole value, or an error */
 	H_CHANGE_READ,     /* change_read_T: a grouped table's repartitioned change */
+	H_STORE_KEY_JSON,  /* store_key_json_T: a whole key as JSON (reading a store offline) */
+	H_STORE_VALUE_JSON, /* store_value_json_T: a whole value as JSON (the same) */
 	H_COUNT
 } HelperKind;
 
@@ -212,6 +214,10 @@ char *need(Gen *g, HelperKind kind, Type *t, Format f);
 void emit_helpers(Gen *g, Printer *p);
 
 /* codegen_store.c */
+/* Registers the JSON functions of every store's keys and values (the application table's). */
+void need_store_json(Gen *g);
+/* The fields of store i's stoat_store_desc that `store list` and `store dump` read (", .what = ..."). */
+void emit_store_desc_dump(Gen *g, Printer *p, int i);
 bool store_helper(HelperKind kind);
 void store_helper_declare(Printer *p, HelperKind kind, Type *t);
 void store_helper_define(Printer *p, HelperKind kind, Type *t);

@@ -15,6 +15,7 @@
 static const char *helper_prefix[H_COUNT] = {
 	"json_read", "json_write", "decode", "encode", "index", "get", "store_key", "store_key_get",
 	"store_key_read", "store_value_put", "store_value_get", "store_value_read", "change_read",
+	"store_key_json", "store_value_json",
 };
 
 /* The C name of a helper: its kind, the format for serdes, the type. */
@@ -412,7 +413,8 @@ void emit_helpers(Gen *g, Printer *p)
 		pr(p, "\n");
 	static const HelperKind order[] = { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET,
 		                            H_STORE_KEY, H_STORE_KEY_GET, H_STORE_KEY_READ, H_STORE_VALUE_PUT,
-		                            H_STORE_VALUE_GET, H_STORE_VALUE_READ, H_CHANGE_READ };
+		                            H_STORE_VALUE_GET, H_STORE_VALUE_READ, H_CHANGE_READ,
+		                            H_STORE_KEY_JSON, H_STORE_VALUE_JSON };
 	for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
 		for (int i = 0; i < g->nhelpers; i++) {
 			Helper *h = &g->helpers[i];

@@ -13,6 +13,10 @@
  *   store_key_get_T / store_value_get_T    read one back from a cursor
  *   store_key_read_T / store_value_read_T  read exactly one from bytes
  *   change_read_T                          a grouped table's change record
+ *   store_key_json_T / store_value_json_T  a whole one as JSON (reading a store offline)
+ *
+ * and the application table's description of each store for reading it
+ * offline (emit_store_desc_dump).
  */
 #include "codegen_int.h"
 
@@ -23,6 +27,7 @@
 /* The choices that tell the key layout from the value layout. */
 typedef struct Codec {
 	HelperKind put, get, read; /* its helpers */
+	HelperKind json;           /* a whole key or value as JSON, for reading a store offline */
 	const char *prefix;        /* runtime primitives: stoat_<prefix>_put_<scalar>, ..._get_... */
 	bool counted_arrays;       /* an array: its count, then the elements (else 01 before each, 00 after) */
 	bool empty_record_byte;    /* a record without fields is one byte (stoat_<prefix>_put_empty) */
@@ -31,18 +36,20 @@ typedef struct Codec {
 } Codec;
 
 static const Codec key_codec = {
-	H_STORE_KEY, H_STORE_KEY_GET, H_STORE_KEY_READ, "key", false, false, true, "malformed store key",
+	H_STORE_KEY, H_STORE_KEY_GET, H_STORE_KEY_READ, H_STORE_KEY_JSON, "key", false, false, true, "malformed store key",
 };
 static const Codec value_codec = {
-	H_STORE_VALUE_PUT, H_STORE_VALUE_GET, H_STORE_VALUE_READ, "val", true, true, false, "malformed stored value",
+	H_STORE_VALUE_PUT, H_STORE_VALUE_GET, H_STORE_VALUE_READ, H_STORE_VALUE_JSON, "val", true, true, false,
+	"malformed stored value",
 };
 
 /* The codec a store helper kind belongs to, or NULL. */
 static const Codec *codec_of(HelperKind kind)
 {
-	if (kind == H_STORE_KEY || kind == H_STORE_KEY_GET || kind == H_STORE_KEY_READ)
+	if (kind == H_STORE_KEY || kind == H_STORE_KEY_GET || kind == H_STORE_KEY_READ || kind == H_STORE_KEY_JSON)
 		return &key_codec;
-	if (kind == H_STORE_VALUE_PUT || kind == H_STORE_VALUE_GET || kind == H_STORE_VALUE_READ || kind == H_CHANGE_READ)
+	if (kind == H_STORE_VALUE_PUT || kind == H_STORE_VALUE_GET || kind == H_STORE_VALUE_READ || kind == H_CHANGE_READ ||
+	    kind == H_STORE_VALUE_JSON)
 		return &value_codec;
 	return NULL;
 }
@@ -255,11 +262,95 @@ static void define_change_read(Printer *p, Type *t)
 	pr(p, "}\n\n");
 }
 
+/*
+ * A whole key or value of a store as JSON (a stoat_store_json_fn of the
+ * application table): read back as the pipelines read it, written as the
+ * JSON format writes it.  Only `store dump` and `dump` of a changelog
+ * call it, never a pipeline.
+ */
+static void define_json(Printer *p, const Codec *c, Type *t)
+{
+	pr(p, "static bool %s(stoat_ctx *cx, stoat_str bytes, stoat_buf *out)\n{\n", helper_name(c->json, t, FMT_JSON));
+	pr_indent(p);
+	pr(p, "%s v;\n", type_c(t));
+	pr(p, "return %s(cx, bytes, &v) && %s(cx, out, &v);\n", helper_name(c->read, t, FMT_JSON),
+	   helper_name(H_JSON_WRITE, t, FMT_JSON));
+	pr_dedent(p);
+	pr(p, "}\n\n");
+}
+
+/*
+ * The key and value types of store i's entries, when they have one each
+ * (a table's store: its key and value; a windowed aggregation's: the
+ * record key inside the window, and the aggregate after the window's
+ * timestamp); false for a join's own stores and a versioned table's
+ * versions, which hold entries of several shapes.
+ */
+static bool store_entry_types(const Topology *t, int i, Type **key, Type **value)
+{
+	const Store *st = &t->stores[i];
+	IrNode *n = st->node;
+	if (!n->has_store || n->store != i || st->versions)
+		return false;
+	*key = st->window ? n->key->rec->fields[0].type : n->key;
+	*value = n->val;
+	return true;
+}
+
+/* Registers the JSON functions of every store's keys and values, which the application table names. */
+void need_store_json(Gen *g)
+{
+	for (int i = 0; i < g->topo->nstores; i++) {
+		Type *k, *v;
+		if (store_entry_types(g->topo, i, &k, &v)) {
+			need(g, H_STORE_KEY_JSON, k, FMT_JSON);
+			need(g, H_STORE_VALUE_JSON, v, FMT_JSON);
+		}
+	}
+}
+
+/* What store i is, for `store list`: "table", the window, or which join's store. */
+static const char *store_what(const Topology *t, int i)
+{
+	const Store *st = &t->stores[i];
+	IrNode *n = st->node;
+	if (st->versions)
+		return "versions of a versioned table";
+	if (n->has_store && n->store == i)
+		return st->window ? window_text(n->window) : st->global ? "global table" : "table";
+	if (n->kind == IR_JOIN && n->join->kind == JOIN_FOREIGN_KEY)
+		return "foreign-key join subscriptions";
+	if (n->kind == IR_JOIN && n->join->kind == JOIN_STREAM_TABLE)
+		return "stream-table join grace buffer";
+	if (n->kind == IR_JOIN && n->join->store != i)
+		return "stream-stream join unmatched records";
+	return "stream-stream join side";
+}
+
+/* The fields of store i's stoat_store_desc for reading it offline: what it is, its types and JSON functions. */
+void emit_store_desc_dump(Gen *g, Printer *p, int i)
+{
+	const char *what = store_what(g->topo, i);
+	pr(p, ", .what = %s", c_string(what, strlen(what)));
+	Type *k, *v;
+	if (!store_entry_types(g->topo, i, &k, &v))
+		return;
+	pr(p, ", .key_type = %s, .value_type = %s", c_string(type_str(k), strlen(type_str(k))),
+	   c_string(type_str(v), strlen(type_str(v))));
+	pr(p, ", .key_json = %s, .value_json = %s", helper_name(H_STORE_KEY_JSON, k, FMT_JSON),
+	   helper_name(H_STORE_VALUE_JSON, v, FMT_JSON));
+}
+
 /* Registers the helpers a store helper of kind for t calls. */
 void store_helper_needs(Gen *g, HelperKind kind, Type *t)
 {
 	const Codec *c = codec_of(kind);
 	assert(c);
+	if (kind == c->json) {
+		need(g, c->read, t, FMT_JSON);
+		need(g, H_JSON_WRITE, t, FMT_JSON);
+		return;
+	}
 	if (kind == c->read || kind == H_CHANGE_READ) {
 		if (!type_is_scalar(t))
 			need(g, c->get, t, FMT_JSON);
@@ -300,6 +391,8 @@ void store_helper_define(Printer *p, HelperKind kind, Type *t)
 	assert(c);
 	if (kind == H_CHANGE_READ)
 		define_change_read(p, t);
+	else if (kind == c->json)
+		define_json(p, c, t);
 	else if (kind == c->put)
 		define_put(p, c, t);
 	else if (kind == c->get)

@@ -1,9 +1,12 @@
 /*
  * kafka_tools.c - `load` (replay-format files into the source topics,
- * through the replay reader) and `dump` (topics as replay-format lines).
+ * through the replay reader) and `dump` (topics as replay-format lines;
+ * a store's changelog as its entries, decoded with the store's types,
+ * store_dump.h).
  */
 #include "kafka_impl.h"
 #include "replay.h"
+#include "store_dump.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -168,8 +171,10 @@ static void topic_formats(const stoat_app *app, const char *topic, stoat_format 
 
 /*
  * The `dump` command: reads every partition of the topics from the
- * beginning and prints each record as a replay-format line, until all are
- * at their end and idle_ms passed without a record.
+ * beginning and prints each record as a replay-format line (a record of
+ * one of the application's changelogs as the store entry it is:
+ * stoat_format_changelog_line), until all are at their end and idle_ms
+ * passed without a record.
  */
 int stoat_kafka_dump(const stoat_app *app, const stoat_kafka_options *opt, const char **topics, size_t n,
 		     int64_t idle_ms, bool read_committed)
@@ -238,6 +243,7 @@ int stoat_kafka_dump(const stoat_app *app, const stoat_kafka_options *opt, const
 	rd_kafka_topic_partition_list_destroy(assign);
 	stoat_ctx check;
 	memset(&check, 0, sizeof check);
+	check.app = app;
 	stoat_arena_init(&check.arena);
 	stoat_buf out;
 	stoat_buf_init(&out);
@@ -276,9 +282,17 @@ int stoat_kafka_dump(const stoat_app *app, const stoat_kafka_options *opt, const
 				}
 			}
 			out.len = 0;
-			stoat_format_record_line(&out, &check, (stoat_str){ topic, strlen(topic) }, r->partition, r->offset,
-						 ts < 0 ? 0 : ts, kf, (stoat_str){ r->key, r->key ? r->key_len : 0 }, vf,
-						 (stoat_str){ r->payload, r->payload ? r->len : 0 }, hs, hn, NULL, 0);
+			int store = stoat_store_of_changelog(app, topic);
+			if (store >= 0)
+				(void)stoat_format_changelog_line(&out, &check, app, store, (stoat_str){ topic, strlen(topic) },
+								  r->partition, r->offset, ts < 0 ? 0 : ts,
+								  (stoat_str){ r->key, r->key ? r->key_len : 0 },
+								  (stoat_str){ r->payload, r->payload ? r->len : 0 });
+			else
+				stoat_format_record_line(&out, &check, (stoat_str){ topic, strlen(topic) }, r->partition,
+							 r->offset, ts < 0 ? 0 : ts, kf,
+							 (stoat_str){ r->key, r->key ? r->key_len : 0 }, vf,
+							 (stoat_str){ r->payload, r->payload ? r->len : 0 }, hs, hn, NULL, 0);
 			fwrite(out.data, 1, out.len, stdout);
 			count++;
 		}

@@ -2,13 +2,15 @@
  * main.c - stoat_main(), the command line every generated binary has:
  * `run` (the Kafka driver), `replay` (files), `load` and `dump` (tools
  * between replay files and Kafka), `config check` and `config print`
- * (the Kafka commands' settings), `describe`, --help and --version.
+ * (the Kafka commands' settings), `store list` and `store dump` (state
+ * read offline, store_dump.h), `describe`, --help and --version.
  * Nothing here calls exit(): stoat_main returns the status, so tests can
  * run it in-process.
  */
 #include "kafka.h"
 #include "replay.h"
 #include "rocks.h"
+#include "store_dump.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -28,14 +30,18 @@ static void usage(FILE *f, const char *prog, const stoat_app *app)
 		"  replay [options] INPUT...  run on records read from JSON-lines files\n"
 		"  load [options] INPUT...    produce replay-format records to the source topics\n"
 		"  dump [options] TOPIC...    print the records of topics as replay-format lines\n"
+		"                             (a store's changelog decoded with the store's types)\n"
+		"  store list                 print the state stores: types, changelog topics\n"
+		"  store dump STORE [options] print a store's entries from the state directory\n"
 		"  config check FILE [options]  validate a --config file (with the environment)\n"
 		"  config print [--json] [options]  print the effective settings, secrets masked\n"
 		"  describe                   print the application's sources, sinks and settings\n"
 		"  --help, -h                 print this help\n"
 		"  --version                  print the version\n"
 		"\n"
-		"Run '%s run --help', '%s replay --help' or '%s config --help' for their options.\n",
-		prog, app->app_id, prog, prog, prog);
+		"Run '%s run --help', '%s replay --help', '%s config --help' or '%s store --help'\n"
+		"for their options.\n",
+		prog, app->app_id, prog, prog, prog, prog);
 }
 
 /* Prints the replay command's usage. */
@@ -54,6 +60,8 @@ static void replay_usage(FILE *f, const char *prog)
 		"  --batch N                at most N records per batch (default 1024)\n"
 		"  --state rocksdb|memory   where tables live: RocksDB in a temporary directory\n"
 		"                           removed at exit (default), or hash maps\n"
+		"  --state-dir DIR          keep the RocksDB stores in DIR/<app id>/default, where\n"
+		"                           'store dump --state-dir DIR' reads them (a new one)\n"
 		"  --cache-max-bytes SIZE   record cache of all stores (default 0: every update is\n"
 		"                           passed on; replay commits after every batch)\n"
 		"  --stats                  print record counts to standard error at the end\n"
@@ -190,6 +198,11 @@ static int replay_command(const stoat_app *app, const char *prog, int argc, char
 			else
 				status = usage_error(prog, "replay ", "--state takes memory or rocksdb, not '%s'",
 						     m > 0 ? value : "");
+		} else if ((m = option_with_value(argc, argv, &i, NULL, "--state-dir", &value)) != 0) {
+			if (m < 0 || !*value)
+				status = usage_error(prog, "replay ", "option '--state-dir' needs a directory");
+			else
+				opt.state_dir = value;
 		} else if ((m = option_with_value(argc, argv, &i, NULL, "--cache-max-bytes", &value)) != 0) {
 			if (m > 0 && stoat_parse_byte_size(value, &opt.cache_max_bytes))
 				;
@@ -203,6 +216,8 @@ static int replay_command(const stoat_app *app, const char *prog, int argc, char
 	}
 	if (status < 0 && opt.input_count == 0)
 		status = usage_error(prog, "replay ", "no input files");
+	if (status < 0 && opt.state_dir && opt.state_in_memory)
+		status = usage_error(prog, "replay ", "--state-dir keeps RocksDB stores: it cannot go with --state memory");
 	if (status < 0)
 		status = stoat_replay_run(app, &opt);
 	for (size_t i = 0; i < opt.partition_count; i++)
@@ -525,6 +540,8 @@ int stoat_main(const stoat_app *app, int argc, char **argv)
 		return kafka_command(app, prog, command, argc - 2, argv + 2);
 	if (strcmp(command, "config") == 0)
 		return config_command(app, prog, argc - 2, argv + 2);
+	if (strcmp(command, "store") == 0)
+		return stoat_store_command(app, prog, argc - 2, argv + 2);
 	if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 || strcmp(command, "help") == 0) {
 		usage(stdout, prog, app);
 		return STOAT_EXIT_OK;

@@ -920,8 +920,37 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
 }
 
 /*
+ * The directory of replay --state-dir base: base/<app_id>/default,
+ * created (0700, state_dir.c) and holding no database yet, into db_dir.
+ * False after a message.
+ */
+static bool replay_kept_dir(const stoat_app *app, const char *base, char *db_dir, size_t size)
+{
+	if (snprintf(db_dir, size, "%s/%s/default", base, app->app_id) >= (int)size) {
+		fprintf(stderr, "%s: error: the state directory %s/%s/default is too long\n", app->app_id, base,
+			app->app_id);
+		return false;
+	}
+	size_t tightened = 0;
+	if (!stoat_state_make_dir(base, db_dir, &tightened)) {
+		fprintf(stderr, "%s: error: cannot create the state directory %s: %s\n", app->app_id, db_dir,
+			strerror(errno));
+		return false;
+	}
+	char current[4300];
+	snprintf(current, sizeof current, "%s/CURRENT", db_dir);
+	if (access(current, F_OK) == 0) {
+		fprintf(stderr, "%s: error: %s already holds a state database: replay starts from empty stores (remove "
+			"it, or give another --state-dir)\n", app->app_id, db_dir);
+		return false;
+	}
+	return true;
+}
+
+/*
  * Opens the application's stores: RocksDB in a fresh temporary directory
- * (or hash maps with --state memory).  False after a message.
+ * or in the directory of --state-dir, kept (or hash maps with --state
+ * memory).  False after a message.
  */
 static bool replay_state_open(stoat_replay *r)
 {
@@ -932,7 +961,11 @@ static bool replay_state_open(stoat_replay *r)
 	so.memory_budget = stoat_rocks_memory_budget("low");
 	so.cache_max_bytes = r->opt->cache_max_bytes;
 	char db_dir[4200];
-	if (!r->opt->state_in_memory) {
+	if (r->opt->state_dir) {
+		if (!replay_kept_dir(app, r->opt->state_dir, db_dir, sizeof db_dir))
+			return false;
+		so.dir = db_dir;
+	} else if (!r->opt->state_in_memory) {
 		const char *tmp = getenv("TMPDIR");
 		char templ[4096];
 		snprintf(templ, sizeof templ, "%s/stoat-replay-XXXXXX", tmp && *tmp ? tmp : "/tmp");

@@ -30,6 +30,12 @@ typedef struct stoat_replay_options {
 	 * is given (replay commits after every batch).
 	 */
 	bool state_in_memory;
+	/*
+	 * Keep the RocksDB stores in <state_dir>/<app_id>/default instead
+	 * (where `run --state-dir` without an instance id keeps them and
+	 * `store dump` reads them); that directory must hold no database yet.
+	 */
+	const char *state_dir;
 	size_t cache_max_bytes;
 	const char **inputs;
 	size_t input_count;

@@ -62,6 +62,7 @@ struct stoat_rocks {
 	int family_cap;
 	int open_iterators;              /* scans not yet closed */
 	size_t memory_budget;
+	bool read_only;                  /* stoat_rocks_open_read_only: no family is created */
 };
 
 struct stoat_rocks_iter {
@@ -214,10 +215,11 @@ static void build_options(stoat_rocks *db, size_t memory_budget)
 }
 
 /*
- * Opens (creating if needed) the database in dir with every column family
- * it already has.  Returns NULL and a message in err on failure.
+ * Opens the database in dir with every column family it already has:
+ * creating it if needed, or read only (nothing created, no lock taken).
+ * Returns NULL and a message in err on failure.
  */
-stoat_rocks *stoat_rocks_open(const char *dir, size_t memory_budget, char *err, size_t errlen)
+static stoat_rocks *open_db(const char *dir, size_t memory_budget, bool read_only, char *err, size_t errlen)
 {
 	assert(dir != NULL);
 	if (memory_budget < 3 * ROCKS_MB) {
@@ -229,7 +231,12 @@ stoat_rocks *stoat_rocks_open(const char *dir, size_t memory_budget, char *err, 
 	memset(db, 0, sizeof *db);
 	db->dir = stoat_xstrdup(dir);
 	db->memory_budget = memory_budget;
+	db->read_only = read_only;
 	build_options(db, memory_budget);
+	if (read_only) {
+		rocksdb_options_set_create_if_missing(db->options, 0);
+		rocksdb_options_set_create_missing_column_families(db->options, 0);
+	}
 
 	/*
 	 * The existing families.  Listing fails when there is no database yet
@@ -269,8 +276,12 @@ stoat_rocks *stoat_rocks_open(const char *dir, size_t memory_budget, char *err, 
 		family_options[i] = db->options;
 		handles[i] = NULL;
 	}
-	db->db = rocksdb_open_column_families(db->options, dir, (int)n, open_names, family_options, handles,
-					      &rerr);
+	if (read_only)
+		db->db = rocksdb_open_for_read_only_column_families(db->options, dir, (int)n, open_names, family_options,
+								    handles, 0, &rerr);
+	else
+		db->db = rocksdb_open_column_families(db->options, dir, (int)n, open_names, family_options, handles,
+						      &rerr);
 	if (rerr) {
 		char what[512];
 		snprintf(what, sizeof what, "cannot open state store %s", dir);
@@ -296,6 +307,23 @@ stoat_rocks *stoat_rocks_open(const char *dir, size_t memory_budget, char *err, 
 	 * reads and iterators with base rely on. */
 	db->batch = rocksdb_writebatch_wi_create(0, 1);
 	return db;
+}
+
+/* Opens (creating if needed) the database in dir with every column family it has. */
+stoat_rocks *stoat_rocks_open(const char *dir, size_t memory_budget, char *err, size_t errlen)
+{
+	return open_db(dir, memory_budget, false, err, errlen);
+}
+
+/*
+ * Opens the database in dir read only, with every column family it has:
+ * RocksDB's read-only mode takes no lock, so a running application may
+ * hold the database meanwhile; what is read is the database as of the
+ * open (its files and write-ahead log then).
+ */
+stoat_rocks *stoat_rocks_open_read_only(const char *dir, size_t memory_budget, char *err, size_t errlen)
+{
+	return open_db(dir, memory_budget, true, err, errlen);
 }
 
 /*
@@ -341,6 +369,10 @@ int stoat_rocks_family(stoat_rocks *db, const char *name, char *err, size_t errl
 			return i;
 	if (name[0] == '\0') {
 		set_error(err, errlen, "state store %s: empty column family name", db->dir);
+		return -1;
+	}
+	if (db->read_only) {
+		set_error(err, errlen, "state store %s: no column family \"%s\" (opened read only)", db->dir, name);
 		return -1;
 	}
 	char *rerr = NULL;

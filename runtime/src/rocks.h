@@ -44,6 +44,14 @@ size_t stoat_rocks_memory_budget(const char *s);
  */
 stoat_rocks *stoat_rocks_open(const char *dir, size_t memory_budget, char *err, size_t errlen);
 
+/*
+ * Opens the database in dir read only (for reading a store offline,
+ * `store dump`): nothing is created, and no lock is taken, so a running
+ * process may hold the database meanwhile; reads see it as of the open.
+ * Writes must not be made; stoat_rocks_family finds families only.
+ */
+stoat_rocks *stoat_rocks_open_read_only(const char *dir, size_t memory_budget, char *err, size_t errlen);
+
 /* Drops uncommitted writes, closes and frees (NULL: no-op).  Every scan
  * must be closed first. */
 void stoat_rocks_close(stoat_rocks *db);

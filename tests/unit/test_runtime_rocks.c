@@ -2,7 +2,8 @@
  * Unit tests for the RocksDB state module (runtime/src/rocks.c): reads see
  * uncommitted writes, abort discards them, commit persists them (with its
  * meta puts) across close and reopen, families are isolated, deletes,
- * bytewise scan order, memory budget parsing and open errors.
+ * bytewise scan order, memory budget parsing and open errors, and the
+ * read-only open of store dump beside a writer.
  *
  * Every test works in its own mkdtemp directory and removes it.
  */
@@ -413,6 +414,46 @@ START_TEST(test_open_errors)
 }
 END_TEST
 
+/*
+ * A read-only open (store dump) beside a process holding the database:
+ * it takes no lock, sees what was committed before it opened, finds the
+ * families without creating any, and fails on a directory holding none.
+ */
+START_TEST(test_read_only)
+{
+	make_dirs();
+	char err[512] = "";
+	ck_assert_ptr_null(stoat_rocks_open_read_only(db_dir, stoat_rocks_memory_budget("low"), err, sizeof err));
+	ck_assert_msg(err[0] != '\0', "no message for a missing database");
+	stoat_rocks *db = open_db();
+	int f = family(db, "counts.0");
+	stoat_rocks_put(db, f, STR("a"), STR("1"));
+	commit(db);
+	stoat_rocks_put(db, f, STR("b"), STR("2")); /* uncommitted: not seen */
+	err[0] = '\0';
+	stoat_rocks *ro = stoat_rocks_open_read_only(db_dir, stoat_rocks_memory_budget("low"), err, sizeof err);
+	ck_assert_msg(ro != NULL, "read-only open beside the writer: %s", err);
+	int rf = -1;
+	for (int i = 0; i < stoat_rocks_family_count(ro); i++)
+		if (strcmp(stoat_rocks_family_name(ro, i), "counts.0") == 0)
+			rf = i;
+	ck_assert_int_ge(rf, 0);
+	stoat_rocks_iter *it = stoat_rocks_scan(ro, rf, (stoat_str){ 0 });
+	ck_assert(stoat_rocks_iter_valid(it));
+	ck_assert(stoat_str_eq(stoat_rocks_iter_key(it), STR("a")));
+	ck_assert(stoat_str_eq(stoat_rocks_iter_value(it), STR("1")));
+	stoat_rocks_iter_next(it);
+	ck_assert(!stoat_rocks_iter_valid(it));
+	ck_assert_msg(stoat_rocks_iter_close(it, err, sizeof err), "scan: %s", err);
+	err[0] = '\0';
+	ck_assert_int_eq(stoat_rocks_family(ro, "counts.1", err, sizeof err), -1);
+	ck_assert_msg(strstr(err, "opened read only") != NULL, "message: %s", err);
+	stoat_rocks_close(ro);
+	stoat_rocks_close(db);
+	remove_dirs();
+}
+END_TEST
+
 /* The test suite of this file. */
 static Suite *rocks_suite(void)
 {
@@ -426,6 +467,7 @@ static Suite *rocks_suite(void)
 	tcase_add_test(tc, test_scan_order);
 	tcase_add_test(tc, test_memory_budget);
 	tcase_add_test(tc, test_open_errors);
+	tcase_add_test(tc, test_read_only);
 	suite_add_tcase(s, tc);
 	return s;
 }

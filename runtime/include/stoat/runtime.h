@@ -328,6 +328,14 @@ typedef struct stoat_store_update {
 typedef void (*stoat_store_flush_fn)(stoat_ctx *cx, const stoat_store_update *updates, size_t n);
 
 /*
+ * Generated per store key and value type: decodes bytes in the store key
+ * (or value) layout into the compiled type and appends it to out as JSON
+ * (as the JSON format writes it).  False, with the error recorded in cx
+ * (stoat_error), when the bytes are not one value of the type.
+ */
+typedef bool (*stoat_store_json_fn)(stoat_ctx *cx, stoat_str bytes, stoat_buf *out);
+
+/*
  * What a store holds: a table (one value per key), or windows (one value
  * per key and window: time windows, sliding windows and sessions), laid
  * out as "Window and session stores" below says.
@@ -372,6 +380,23 @@ typedef struct stoat_store_desc {
 	 * is its changelog).
 	 */
 	bool global;
+	/*
+	 * For reading a store offline (`store list`, `store dump` and `dump`
+	 * of its changelog, runtime/src/store_dump.c), never on the record
+	 * path: what the store is ("table", "tumbling 10 ms, grace 5 ms",
+	 * ...), the types of its keys (a window store's: the record key's,
+	 * without the window) and values (a window store's: the aggregate's,
+	 * after the window's timestamp), and the generated functions writing
+	 * a key's or a value's bytes (in the store layouts below) as JSON.
+	 * key_json and value_json are NULL for a store whose entries are not
+	 * one key type and one value type (a join's own stores): its bytes
+	 * are shown in base64.
+	 */
+	const char *what;
+	const char *key_type;
+	const char *value_type;
+	stoat_store_json_fn key_json;
+	stoat_store_json_fn value_json;
 } stoat_store_desc;
 
 /*
