@@ -92,25 +92,24 @@ def main():
                 continue
             good = [r for r in runs if r["ok"] == "yes"]
             empty = [r for r in pick(q, p, "empty") if r["ok"] == "yes"]
+            f = {}
+            if empty:
+                f["empty_t"] = median([run_time(r) for r in empty])
+                f["empty_cpu"] = median([cpu(r) for r in empty])
             if not good:
-                f = {"failed": failure(runs[0], fmt(float(a.limit or 0)))}
-                if empty:
-                    f["empty_t"] = median([run_time(r) for r in empty])
-                    f["empty_cpu"] = median([cpu(r) for r in empty])
+                f["failed"] = failure(runs[0], fmt(float(a.limit or 0)))
                 figures[(q, p)] = f
                 continue
             runs = good
             t = median([run_time(r) for r in runs])
             c = median([cpu(r) for r in runs])
-            f = {"rate": n / t if t > 0 else None, "cpu": c / n * 1e6,
-                 "rss": median([int(r["maxrss"]) for r in runs]) / 1024.0,
-                 "ok": all(r["ok"] == "yes" for r in runs), "out": runs[0].get("out", "")}
+            f.update({"rate": n / t if t > 0 else None, "cpu": c / n * 1e6,
+                      "rss": median([int(r["maxrss"]) for r in runs]) / 1024.0,
+                      "ok": all(r["ok"] == "yes" for r in runs), "out": runs[0].get("out", "")})
             if empty:
-                te = median([run_time(r) for r in empty])
-                ce = median([cpu(r) for r in empty])
+                te, ce = f["empty_t"], f["empty_cpu"]
                 f["rate_steady"] = n / (t - te) if t - te > 0 else None
                 f["cpu_steady"] = (c - ce) / n * 1e6 if c - ce > 0 else None
-                f["empty_t"], f["empty_cpu"] = te, ce
             if p == "replay":
                 f["per_core"] = n / c if c > 0 else None
             figures[(q, p)] = f

@@ -57,6 +57,13 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt);
 /* ------------------------------------------------------------------ */
 
 /*
+ * Opens a record's JSON line: {"topic":..,"partition":..,"offset":..,
+ * "timestamp":.. (no closing brace), the head every line of the replay
+ * format and of `dump` starts with (store_dump.c's changelog lines too).
+ */
+void stoat_format_record_head(stoat_buf *b, stoat_str topic, int32_t partition, int64_t offset, int64_t timestamp);
+
+/*
  * Appends one record as a replay-format JSON line (the replay driver's
  * output and `dump`); check_cx is scratch for validating JSON payloads.
  */

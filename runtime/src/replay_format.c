@@ -131,6 +131,19 @@ static void put_payload(stoat_buf *b, stoat_ctx *check_cx, const char *field, st
 	put_string_field(b, field, bytes);
 }
 
+/* A record line's head (see replay.h). */
+void stoat_format_record_head(stoat_buf *b, stoat_str topic, int32_t partition, int64_t offset, int64_t timestamp)
+{
+	stoat_buf_lit(b, "{\"topic\":");
+	stoat_buf_put_json_str(b, topic);
+	stoat_buf_lit(b, ",\"partition\":");
+	stoat_buf_put_i64(b, partition);
+	stoat_buf_lit(b, ",\"offset\":");
+	stoat_buf_put_i64(b, offset);
+	stoat_buf_lit(b, ",\"timestamp\":");
+	stoat_buf_put_i64(b, timestamp);
+}
+
 /*
  * Appends one record as a replay-format JSON line: topic, partition,
  * offset, timestamp, key, value (presented by their formats), then the
@@ -141,14 +154,7 @@ void stoat_format_record_line(stoat_buf *b, stoat_ctx *check_cx, stoat_str topic
 			      stoat_format value_format, stoat_str value, const stoat_header *headers,
 			      size_t header_count, const stoat_header *extra, size_t extra_count)
 {
-	stoat_buf_lit(b, "{\"topic\":");
-	stoat_buf_put_json_str(b, topic);
-	stoat_buf_lit(b, ",\"partition\":");
-	stoat_buf_put_i64(b, partition);
-	stoat_buf_lit(b, ",\"offset\":");
-	stoat_buf_put_i64(b, offset);
-	stoat_buf_lit(b, ",\"timestamp\":");
-	stoat_buf_put_i64(b, timestamp);
+	stoat_format_record_head(b, topic, partition, offset, timestamp);
 	put_payload(b, check_cx, "key", key_format, key);
 	put_payload(b, check_cx, "value", value_format, value);
 	if (header_count + extra_count) {

@@ -19,6 +19,7 @@
  * deletes) are left out, as are metadata and time index entries.
  */
 #include "config_impl.h"
+#include "replay.h"
 #include "rocks.h"
 #include "store_dump.h"
 
@@ -188,14 +189,7 @@ stoat_store_entry stoat_format_changelog_line(stoat_buf *b, stoat_ctx *cx, const
 {
 	assert(store >= 0 && (size_t)store < app->store_count);
 	const stoat_store_desc *d = &app->stores[store];
-	stoat_buf_lit(b, "{\"topic\":");
-	stoat_buf_put_json_str(b, topic);
-	stoat_buf_lit(b, ",\"partition\":");
-	stoat_buf_put_i64(b, partition);
-	stoat_buf_lit(b, ",\"offset\":");
-	stoat_buf_put_i64(b, offset);
-	stoat_buf_lit(b, ",\"timestamp\":");
-	stoat_buf_put_i64(b, timestamp);
+	stoat_format_record_head(b, topic, partition, offset, timestamp);
 	stoat_buf_lit(b, ",\"store\":");
 	stoat_buf_put_json_str(b, (stoat_str){ d->name, strlen(d->name) });
 	stoat_store_entry e = stoat_store_entry_json(cx, d, key, value, b);

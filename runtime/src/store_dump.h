@@ -4,7 +4,8 @@
  * changelog topic as `dump` prints them.  Decoding uses the functions
  * stoatc generates per store key and value type (stoat_store_desc's
  * key_json and value_json); nothing here is on the record path.  Above
- * rocks.h and util.h; main.c and kafka_tools.c call it.
+ * rocks.h, replay.h (a record line's head) and util.h; main.c and
+ * kafka_tools.c call it.
  */
 #ifndef STOAT_RUNTIME_STORE_DUMP_H
 #define STOAT_RUNTIME_STORE_DUMP_H
