@@ -124,7 +124,10 @@ chaos_wait() {
 	for f in "$WORK"/*.exits; do
 		[ -s "$f" ] || continue
 		slot=$(basename "$f" .exits)
-		fail "$(cat "$f"); its log ends: $(grep -v '^%' "$WORK/$slot.log" | tail -n 8)"
+		# The log holds every run of the slot: its errors say why one ended, the
+		# tail (a later run's) only what came after.
+		fail "$(cat "$f"); its errors: $(grep -E ': (error|fatal)' "$WORK/$slot.log" | grep -v '^%' | tail -n 12)
+its log ends: $(grep -v '^%' "$WORK/$slot.log" | tail -n 8)"
 	done
 }
 
