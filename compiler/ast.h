@@ -23,6 +23,7 @@ typedef enum NodeKind {
 	N_SETTING,      /* name = a (N_IDENT, N_INT, N_DURATION, N_STR) */
 	N_TYPE_DECL,    /* name; list: N_FIELD_DECL */
 	N_FIELD_DECL,   /* name: a (type expression) */
+	N_TYPE_IMPORT,  /* type name = a (N_IDENT: the schema kind, avro) b (N_STR: the file); */
 	N_SOURCE,       /* stream name: a (key type or NULL) -> b (value type)
 	                   from str; fmt_key/fmt_value; policy (ival 1: table, 2: global table
 	                   name [in place]: ...) */

@@ -635,9 +635,11 @@ int main(int argc, char **argv)
 		return fflush(stdout) == 0 ? EXIT_OK : EXIT_IO;
 	}
 	char *source_dir = dir_name(input);
-	const char **deps = xcalloc((size_t)(prog->nuser_externs + nextras + 1), sizeof *deps);
+	const char **deps = xcalloc((size_t)(prog->nuser_externs + prog->nschema_files + nextras + 1), sizeof *deps);
 	int ndeps = 0;
 	deps[ndeps++] = input;
+	for (int i = 0; i < prog->nschema_files; i++)
+		deps[ndeps++] = prog->schema_files[i];
 	if (!check_extern_headers(prog, source_dir, includes, nincludes, deps, &ndeps))
 		return EXIT_ERRORS;
 	if (strcmp(cmd, "check") == 0)

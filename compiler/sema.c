@@ -11,6 +11,7 @@
  * and the topology they build in sema_stream.c.
  */
 #include "sema_int.h"
+#include "schema_avro.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -266,6 +267,69 @@ static bool generated_c_name(const char *name)
 	return false;
 }
 
+/* Declares type name (at span) as t, unless the name is taken; false if it is. */
+static bool declare_type_name(Sema *sema, const char *name, Span span, Type *t, Node *decl)
+{
+	Symbol *prev = lookup_global(sema, name, SYM_TYPE);
+	if (prev) {
+		error_at(span, "type '%s' is already defined", name);
+		note_at(prev->span, "'%s' was first defined here", name);
+		return false;
+	}
+	if (builtin_type_name(name)) {
+		error_hint(span, "pick another name", "'%s' is a built-in type", name);
+		return false;
+	}
+	Symbol *s = sym_new(SYM_TYPE, name, span);
+	s->decl = decl;
+	s->type = t;
+	add_global(sema, s);
+	return true;
+}
+
+/*
+ * type NAME = avro "FILE";: the schema file's records as types
+ * (schema_avro.h), the top one as NAME, the others by their simple names
+ * (a record another import declared already is that same type).  FILE is
+ * relative to the .stoat file's directory.
+ */
+static void import_types(Sema *sema, Node *it)
+{
+	Node *kind = it->a, *file = it->b;
+	if (strcmp(kind->name, "avro") != 0) {
+		error_hint(kind->span, "write avro \"FILE.avsc\"", "unknown schema kind '%s'", kind->name);
+		return;
+	}
+	if (strlen(file->str) != file->len || file->len == 0) {
+		error_at(file->span, "the schema file name is %s", file->len ? "not a file name: it holds a NUL byte" : "empty");
+		return;
+	}
+	const char *src = it->span.file ? it->span.file->path : "";
+	const char *slash = strrchr(src, '/');
+	char *open_path = file->str[0] == '/' || !slash ? xstrdup(file->str)
+	                                                : xasprintf("%.*s/%s", (int)(slash - src), src, file->str);
+	AvroImport *imp = avro_import(file->str, open_path, it->name, file->span);
+	Program *prog = sema->prog;
+	bool listed = false;
+	for (int i = 0; i < prog->nschema_files && !listed; i++)
+		listed = strcmp(prog->schema_files[i], open_path) == 0;
+	if (!listed) {
+		prog->schema_files = xrealloc(prog->schema_files, sizeof *prog->schema_files * (size_t)(prog->nschema_files + 1));
+		prog->schema_files[prog->nschema_files++] = open_path;
+	}
+	if (!imp) {
+		/* Known as a type from here on, so its uses report nothing more. */
+		(void)declare_type_name(sema, it->name, it->name_span, ty_error, it);
+		return;
+	}
+	it->type = imp->root->type;
+	if (!declare_type_name(sema, it->name, it->name_span, it->type, it))
+		return;
+	for (int i = 0; i < imp->nrecords; i++)
+		if (imp->records[i]->avro != imp->root)
+			(void)declare_type_name(sema, imp->records[i]->name, file->span, ty_record(imp->records[i]), it);
+}
+
 /*
  * Declares f's record types, fields not yet resolved, so that types may
  * refer to each other in any order.
@@ -273,6 +337,10 @@ static bool generated_c_name(const char *name)
 static void declare_types(Sema *sema, File *f)
 {
 	for (Node *it = f->items; it; it = it->next) {
+		if (it->kind == N_TYPE_IMPORT) {
+			import_types(sema, it);
+			continue;
+		}
 		if (it->kind != N_TYPE_DECL)
 			continue;
 		Symbol *prev = lookup_global(sema, it->name, SYM_TYPE);

@@ -36,6 +36,8 @@ typedef struct Program {
 	Topology topo;
 	Node **user_externs; /* N_EXTERN declared in the user's file */
 	int nuser_externs;
+	const char **schema_files; /* the schema files imported (type T = avro "F";), as opened */
+	int nschema_files;
 } Program;
 
 /* Returns false if any error was reported. */

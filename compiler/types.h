@@ -42,6 +42,7 @@ typedef struct Record {
 	bool resolved;   /* field types known */
 	bool windowed;   /* windowed<K> (ty_windowed): fields key, start, end */
 	bool session;    /* windowed: of sessions (ty_session_windowed), whose binary form differs */
+	const struct AvroSchema *avro; /* imported from an Avro schema (schema_avro.h), else NULL */
 	int visiting;    /* cycle detection */
 	int id;          /* index in all_records() */
 	/* record_field's index: field i + 1 by name hash (open addressing), built on first use */

@@ -247,6 +247,16 @@ type_decl
 		$$->name_span = SPAN(@2);
 		$$->list = $4;
 	}
+	| TYPE IDENT '=' IDENT STRING ';' {
+		$$ = mk(ps, N_TYPE_IMPORT, @$);
+		$$->name = $2;
+		$$->name_span = SPAN(@2);
+		$$->a = mk(ps, N_IDENT, @4);
+		$$->a->name = $4;
+		$$->b = mk(ps, N_STR, @5);
+		$$->b->str = $5.s;
+		$$->b->len = $5.len;
+	}
 	;
 
 field_decls

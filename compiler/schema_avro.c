@@ -1,0 +1,438 @@
+/*
+ * schema_avro.c - record types from Avro schema files (schema_avro.h).
+ *
+ * Two passes over the file: avro-c parses it first, which settles whether
+ * it is a valid schema at all (its names, references to named types, one
+ * definition per name) and gives the message when not; then jansson's
+ * tree of the same text is walked here to build the AvroSchema tree and
+ * the stoat types, since avro-c keeps neither logical types nor defaults.
+ * The walk can therefore take the structure as valid and reports only
+ * what stoat cannot represent.
+ */
+#include "schema_avro.h"
+
+#include <avro.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A named type (record, enum, fixed) of one import, or of an earlier one. */
+typedef struct Named {
+	char *fullname;
+	AvroSchema *schema;
+	json_t *json;     /* its definition, kept to compare with another file's */
+	const char *path; /* the file that defined it first */
+} Named;
+
+/* Named types of every import so far, for reuse across files. */
+static Named *all_named;
+static int nall_named, capall_named;
+
+typedef struct Importer {
+	const char *path;
+	Span span;
+	const char *type_name;
+	Named *named; /* this file's */
+	int nnamed, capnamed;
+	Record **records;
+	int nrecords, caprecords;
+	bool failed;
+} Importer;
+
+static AvroSchema *walk(Importer *im, json_t *j, const char *ns, const char *where);
+
+/* Reports what stoat cannot represent at where inside the schema, once per import. */
+static void unsupported(Importer *im, const char *where, const char *hint, const char *what)
+{
+	if (im->failed)
+		return;
+	im->failed = true;
+	if (hint)
+		error_hint(im->span, hint, "%s: %s: %s", im->path, where, what);
+	else
+		error_at(im->span, "%s: %s: %s", im->path, where, what);
+}
+
+static AvroSchema *schema_new(AvroKind kind)
+{
+	AvroSchema *s = xcalloc(1, sizeof *s);
+	s->kind = kind;
+	s->enum_default = -1;
+	s->null_branch = -1;
+	return s;
+}
+
+static const char *kind_name(AvroKind k)
+{
+	static const char *names[] = {
+		[AV_NULL] = "null",     [AV_BOOLEAN] = "boolean", [AV_INT] = "int",     [AV_LONG] = "long",
+		[AV_FLOAT] = "float",   [AV_DOUBLE] = "double",   [AV_BYTES] = "bytes", [AV_STRING] = "string",
+		[AV_RECORD] = "record", [AV_ENUM] = "enum",       [AV_ARRAY] = "array", [AV_MAP] = "map",
+		[AV_UNION] = "union",   [AV_FIXED] = "fixed",
+	};
+	return names[k];
+}
+
+/* A primitive type's kind from its name; -1 if it is not one. */
+static int primitive_kind(const char *name)
+{
+	for (int k = AV_NULL; k <= AV_STRING; k++)
+		if (strcmp(name, kind_name((AvroKind)k)) == 0)
+			return k;
+	return -1;
+}
+
+/* The full name of name written in namespace ns (the spec's rule: a name with a dot is full). */
+static char *full_name(const char *name, const char *ns)
+{
+	if (strchr(name, '.') || !ns || !*ns)
+		return xstrdup(name);
+	return xasprintf("%s.%s", ns, name);
+}
+
+/* The namespace of a full name ("" for none). */
+static char *namespace_of(const char *fullname)
+{
+	const char *dot = strrchr(fullname, '.');
+	return dot ? xstrndup(fullname, (size_t)(dot - fullname)) : xstrdup("");
+}
+
+static const char *simple_name(const char *fullname)
+{
+	const char *dot = strrchr(fullname, '.');
+	return dot ? dot + 1 : fullname;
+}
+
+static Named *find_named(Named *list, int n, const char *fullname)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(list[i].fullname, fullname) == 0)
+			return &list[i];
+	return NULL;
+}
+
+static void add_named(Named **list, int *n, int *cap, Named v)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 8;
+		*list = xrealloc(*list, sizeof **list * (size_t)*cap);
+	}
+	(*list)[(*n)++] = v;
+}
+
+static const char *json_str(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* An attribute's aliases, as full names in namespace ns. */
+static char **aliases_of(json_t *obj, const char *ns, int *count)
+{
+	json_t *a = json_object_get(obj, "aliases");
+	*count = 0;
+	if (!json_is_array(a) || json_array_size(a) == 0)
+		return NULL;
+	char **out = xcalloc(json_array_size(a), sizeof *out);
+	size_t i;
+	json_t *v;
+	json_array_foreach (a, i, v)
+		if (json_is_string(v))
+			out[(*count)++] = ns ? full_name(json_string_value(v), ns) : xstrdup(json_string_value(v));
+	return out;
+}
+
+/*
+ * The logical type of a schema object and the stoat type it gives, or
+ * NULL when it is none stoat knows (then the underlying type counts, as
+ * the spec says of unknown logical types).  Reports decimal and duration,
+ * which stoat cannot represent.
+ */
+static Type *logical_type(Importer *im, json_t *j, AvroSchema *s, const char *where)
+{
+	const char *lt = json_str(j, "logicalType");
+	if (!lt)
+		return NULL;
+	static const struct {
+		const char *name;
+		AvroKind on;
+		AvroLogical logical;
+	} known[] = {
+		{ "timestamp-millis", AV_LONG, AVL_TIMESTAMP_MILLIS },
+		{ "timestamp-micros", AV_LONG, AVL_TIMESTAMP_MICROS },
+		{ "local-timestamp-millis", AV_LONG, AVL_LOCAL_TIMESTAMP_MILLIS },
+		{ "local-timestamp-micros", AV_LONG, AVL_LOCAL_TIMESTAMP_MICROS },
+		{ "date", AV_INT, AVL_DATE },
+		{ "time-millis", AV_INT, AVL_TIME_MILLIS },
+		{ "time-micros", AV_LONG, AVL_TIME_MICROS },
+		{ "uuid", AV_STRING, AVL_UUID },
+	};
+	if (strcmp(lt, "decimal") == 0 && (s->kind == AV_BYTES || s->kind == AV_FIXED)) {
+		unsupported(im, where, "read it as bytes: drop the logicalType, or declare the field as plain bytes",
+			    "the decimal logical type has no stoat type yet (stoat has no exact decimal, and a double "
+			    "would not be exact)");
+		return ty_error;
+	}
+	if (strcmp(lt, "duration") == 0 && s->kind == AV_FIXED) {
+		unsupported(im, where, NULL, "the duration logical type (months, days, milliseconds) has no stoat type");
+		return ty_error;
+	}
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+		if (strcmp(lt, known[i].name) != 0 || s->kind != known[i].on)
+			continue;
+		s->logical = known[i].logical;
+		switch (s->logical) {
+		case AVL_TIME_MILLIS:
+		case AVL_TIME_MICROS:
+			return ty_duration;
+		case AVL_UUID:
+			return ty_string;
+		default:
+			return ty_timestamp;
+		}
+	}
+	return NULL;
+}
+
+/* A record's fields, into s and its stoat record. */
+static void walk_fields(Importer *im, json_t *j, AvroSchema *s, Record *rec, const char *ns)
+{
+	json_t *fields = json_object_get(j, "fields");
+	size_t n = json_array_size(fields);
+	s->fields = xcalloc(n ? n : 1, sizeof *s->fields);
+	rec->fields = xcalloc(n ? n : 1, sizeof *rec->fields);
+	size_t i;
+	json_t *f;
+	json_array_foreach (fields, i, f) {
+		AvroField *af = &s->fields[s->nfields++];
+		af->name = xstrdup(json_str(f, "name"));
+		char *where = xasprintf("%s.%s", rec->name, af->name);
+		af->type = walk(im, json_object_get(f, "type"), ns, where);
+		json_t *def = json_object_get(f, "default");
+		if (def) {
+			char *text = json_dumps(def, JSON_ENCODE_ANY | JSON_COMPACT);
+			af->default_json = xstrdup(text);
+			free(text);
+		}
+		af->aliases = aliases_of(f, NULL, &af->naliases);
+		Type *t = af->type ? af->type->type : ty_error;
+		if (af->type && af->type->kind == AV_NULL) {
+			unsupported(im, where, "drop the field, or make it [\"null\", T]",
+				    "a field of type null has no stoat type");
+			t = ty_error;
+		}
+		rec->fields[rec->nfields++] = (Field){ .name = af->name, .type = t, .span = im->span };
+	}
+	rec->resolved = true;
+}
+
+/* A record, enum or fixed definition (object j) named in namespace ns. */
+static AvroSchema *walk_named(Importer *im, json_t *j, AvroKind kind, const char *ns, const char *where)
+{
+	char *fullname = full_name(json_str(j, "name"), json_str(j, "namespace") ? json_str(j, "namespace") : ns);
+	char *own_ns = namespace_of(fullname);
+	Named *prev = find_named(all_named, nall_named, fullname);
+	if (prev) {
+		/* The same definition in another file: the same type. */
+		if (json_equal(prev->json, j)) {
+			add_named(&im->named, &im->nnamed, &im->capnamed, *prev);
+			return prev->schema;
+		}
+		unsupported(im, where, "give one of them another name or namespace",
+			    xasprintf("%s %s is defined differently in %s", kind_name(kind), fullname, prev->path));
+		return NULL;
+	}
+	AvroSchema *s = schema_new(kind);
+	s->fullname = fullname;
+	s->aliases = aliases_of(j, own_ns, &s->naliases);
+	Named self = { fullname, s, json_incref(j), im->path };
+	add_named(&im->named, &im->nnamed, &im->capnamed, self);
+	add_named(&all_named, &nall_named, &capall_named, self);
+	if (kind == AV_RECORD) {
+		/* The top-level record takes the stoat name; the others their simple names. */
+		const char *name = im->nrecords == 0 ? im->type_name : simple_name(fullname);
+		for (int i = 0; i < im->nrecords; i++)
+			if (strcmp(im->records[i]->name, name) == 0) {
+				unsupported(im, where, "rename one of them in the schema",
+					    xasprintf("records %s and %s would both be the stoat type '%s'",
+						      im->records[i]->avro->fullname, fullname, name));
+				return NULL;
+			}
+		Record *rec = record_new(name, im->span, false);
+		rec->avro = s;
+		s->type = ty_record(rec);
+		if (im->nrecords == im->caprecords) {
+			im->caprecords = im->caprecords ? im->caprecords * 2 : 4;
+			im->records = xrealloc(im->records, sizeof *im->records * (size_t)im->caprecords);
+		}
+		im->records[im->nrecords++] = rec;
+		walk_fields(im, j, s, rec, own_ns);
+	} else if (kind == AV_ENUM) {
+		json_t *syms = json_object_get(j, "symbols");
+		s->symbols = xcalloc(json_array_size(syms) + 1, sizeof *s->symbols);
+		size_t i;
+		json_t *v;
+		json_array_foreach (syms, i, v)
+			s->symbols[s->nsymbols++] = xstrdup(json_string_value(v));
+		const char *def = json_str(j, "default");
+		for (int k = 0; def && k < s->nsymbols; k++)
+			if (strcmp(s->symbols[k], def) == 0)
+				s->enum_default = k;
+		s->type = ty_string;
+	} else {
+		s->size = (int)json_integer_value(json_object_get(j, "size"));
+		s->type = logical_type(im, j, s, where);
+		if (!s->type)
+			s->type = ty_bytes;
+	}
+	return s;
+}
+
+/* A union: ["null", T] or [T, "null"] is T?; anything else has no stoat type. */
+static AvroSchema *walk_union(Importer *im, json_t *j, const char *ns, const char *where)
+{
+	AvroSchema *s = schema_new(AV_UNION);
+	size_t n = json_array_size(j);
+	s->branches = xcalloc(n ? n : 1, sizeof *s->branches);
+	size_t i;
+	json_t *b;
+	json_array_foreach (j, i, b) {
+		AvroSchema *bs = walk(im, b, ns, where);
+		if (!bs)
+			return NULL;
+		s->branches[s->nbranches++] = bs;
+	}
+	if (s->nbranches == 2 && (s->branches[0]->kind == AV_NULL) != (s->branches[1]->kind == AV_NULL)) {
+		s->null_branch = s->branches[0]->kind == AV_NULL ? 0 : 1;
+		s->type = ty_nullable(s->branches[1 - s->null_branch]->type);
+		return s;
+	}
+	char *list = xstrdup("");
+	for (int k = 0; k < s->nbranches; k++)
+		list = xasprintf("%s%s%s", list, k ? ", " : "",
+				 s->branches[k]->fullname ? s->branches[k]->fullname : kind_name(s->branches[k]->kind));
+	unsupported(im, where, "stoat has no sum type: of unions it reads only [\"null\", T], as T?",
+		    xasprintf("a union of %s has no stoat type", list));
+	return NULL;
+}
+
+/*
+ * The schema j (a name, an object or a union) in namespace ns, at where
+ * (a path for messages: Record.field); NULL after an error.
+ */
+static AvroSchema *walk(Importer *im, json_t *j, const char *ns, const char *where)
+{
+	if (im->failed)
+		return NULL;
+	if (json_is_array(j))
+		return walk_union(im, j, ns, where);
+	const char *name = json_is_string(j) ? json_string_value(j) : json_str(j, "type");
+	if (!name) {
+		/* {"type": {...}}: a schema wrapped in an object. */
+		json_t *inner = json_object_get(j, "type");
+		return inner ? walk(im, inner, ns, where) : NULL;
+	}
+	int prim = primitive_kind(name);
+	if (prim >= 0) {
+		AvroSchema *s = schema_new((AvroKind)prim);
+		static Type **map[AV_STRING + 1] = {
+			[AV_NULL] = &ty_null,    [AV_BOOLEAN] = &ty_bool, [AV_INT] = &ty_i32,     [AV_LONG] = &ty_i64,
+			[AV_FLOAT] = &ty_f64,    [AV_DOUBLE] = &ty_f64,   [AV_BYTES] = &ty_bytes, [AV_STRING] = &ty_string,
+		};
+		s->type = json_is_object(j) ? logical_type(im, j, s, where) : NULL;
+		if (!s->type)
+			s->type = *map[prim];
+		return s;
+	}
+	if (json_is_object(j)) {
+		if (strcmp(name, "record") == 0 || strcmp(name, "error") == 0)
+			return walk_named(im, j, AV_RECORD, ns, where);
+		if (strcmp(name, "enum") == 0)
+			return walk_named(im, j, AV_ENUM, ns, where);
+		if (strcmp(name, "fixed") == 0)
+			return walk_named(im, j, AV_FIXED, ns, where);
+		if (strcmp(name, "array") == 0 || strcmp(name, "map") == 0) {
+			bool is_map = name[0] == 'm';
+			AvroSchema *s = schema_new(is_map ? AV_MAP : AV_ARRAY);
+			s->items = walk(im, json_object_get(j, is_map ? "values" : "items"), ns,
+					xasprintf("%s[]", where));
+			if (!s->items)
+				return NULL;
+			if (is_map) {
+				/* A map is its entries: [{key: string, value: T}]. */
+				Field entry[2] = {
+					{ .name = xstrdup("key"), .type = ty_string, .span = im->span },
+					{ .name = xstrdup("value"), .type = s->items->type, .span = im->span },
+				};
+				s->type = ty_array(anon_record(entry, 2, im->span));
+			} else {
+				s->type = ty_array(s->items->type);
+			}
+			return s;
+		}
+	}
+	/* A reference to a named type defined before (avro-c checked that it is). */
+	char *fullname = full_name(name, ns);
+	Named *n = find_named(im->named, im->nnamed, fullname);
+	if (!n)
+		n = find_named(im->named, im->nnamed, name);
+	if (!n) {
+		unsupported(im, where, NULL, xasprintf("unknown type '%s'", name));
+		return NULL;
+	}
+	return n->schema;
+}
+
+/* avro-c's message without its trailing newline. */
+static const char *avro_message(void)
+{
+	char *m = xstrdup(avro_strerror());
+	size_t n = strlen(m);
+	while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
+		m[--n] = '\0';
+	return m;
+}
+
+AvroImport *avro_import(const char *path, const char *open_path, const char *type_name, Span span)
+{
+	SourceFile *src = source_read(open_path);
+	if (!src) {
+		error_at(span, "cannot read the schema file %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	avro_schema_t checked = NULL;
+	if (avro_schema_from_json_length(src->text, src->len, &checked) != 0) {
+		error_hint(span, "the file must hold one Avro schema (https://avro.apache.org/docs/current/specification/)",
+			   "%s: not a valid Avro schema: %s", path, avro_message());
+		return NULL;
+	}
+	avro_schema_decref(checked);
+	json_error_t jerr;
+	json_t *root = json_loadb(src->text, src->len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		error_at(span, "%s:%d:%d: not valid JSON: %s", path, jerr.line, jerr.column, jerr.text);
+		return NULL;
+	}
+	Importer im = { .path = path, .span = span, .type_name = type_name };
+	const char *top = json_is_object(root) ? json_str(root, "type") : NULL;
+	if (!top || (strcmp(top, "record") != 0 && strcmp(top, "error") != 0)) {
+		const char *what = json_is_array(root) ? "a union" : json_is_string(root) ? json_string_value(root) : top ? top : "not a record";
+		error_hint(span, "import a schema whose top level is a record, or declare the type in stoat",
+			   "%s: the schema's top level is %s%s; a type import needs a record", path,
+			   json_is_array(root) || !top ? "" : "of type ", what);
+		json_decref(root);
+		return NULL;
+	}
+	AvroSchema *s = walk(&im, root, "", type_name);
+	json_decref(root);
+	if (im.failed || !s)
+		return NULL;
+	AvroImport *imp = xcalloc(1, sizeof *imp);
+	imp->path = path;
+	imp->text = xstrndup(src->text, src->len);
+	imp->root = s;
+	imp->records = im.records;
+	imp->nrecords = im.nrecords;
+	return imp;
+}
