@@ -16,6 +16,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* A named type (record, enum, fixed) of one import, or of an earlier one. */
 typedef struct Named {
@@ -396,6 +397,11 @@ static const char *avro_message(void)
 
 AvroImport *avro_import(const char *path, const char *open_path, const char *type_name, Span span)
 {
+	struct stat st;
+	if (stat(open_path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		error_at(span, "cannot read the schema file %s: not a regular file", path);
+		return NULL;
+	}
 	SourceFile *src = source_read(open_path);
 	if (!src) {
 		error_at(span, "cannot read the schema file %s: %s", path, strerror(errno));
