@@ -2,7 +2,7 @@
 #
 #   bin/stoatc                              the compiler
 #   lib/libstoat-runtime.a, .so             the runtime and standard library
-#   include/stoat/runtime.h, std.h          their headers (extern C code uses them)
+#   include/stoat/runtime.h, avro.h, std.h  their headers (extern C code uses them)
 #   share/stoat/stdlib/                     the standard library's source and reference
 #   share/stoat/runtime-src/                the runtime's sources (for PGO builds)
 #   share/stoat/stoat.mk                    make rules (include it)
@@ -21,7 +21,7 @@ install(TARGETS stoatc stoat-runtime stoat-runtime-shared EXPORT StoatTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES runtime/include/stoat/runtime.h stdlib/include/stoat/std.h
+install(FILES runtime/include/stoat/runtime.h runtime/include/stoat/avro.h stdlib/include/stoat/std.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stoat)
 install(FILES stdlib/std.stoat stdlib/README.md
   DESTINATION ${CMAKE_INSTALL_DATADIR}/stoat/stdlib)
