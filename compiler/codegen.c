@@ -92,7 +92,7 @@ const char *stoat_format_enum(Format f)
 {
 	static const char *names[] = {
 		"STOAT_FMT_BYTES", "STOAT_FMT_TEXT", "STOAT_FMT_JSON",
-		"STOAT_FMT_I32", "STOAT_FMT_I64", "STOAT_FMT_F64",
+		"STOAT_FMT_I32", "STOAT_FMT_I64", "STOAT_FMT_F64", "STOAT_FMT_AVRO_RAW",
 	};
 	return names[f];
 }
@@ -831,7 +831,10 @@ char *codegen(const Plan *plan, const CodegenOptions *opts)
 	Printer p;
 	pr_init(&p);
 	emit_header_comment(g, &p);
-	pr(&p, "#include <stoat/runtime.h>\n#include <stoat/std.h>\n\n");
+	bool avro = false;
+	for (int i = 0; i < g->nhelpers && !avro; i++)
+		avro = g->helpers[i].kind == H_AVRO_READ || g->helpers[i].kind == H_AVRO_WRITE;
+	pr(&p, "#include <stoat/runtime.h>\n%s#include <stoat/std.h>\n\n", avro ? "#include <stoat/avro.h>\n" : "");
 	emit_types(g, &p);
 	emit_user_includes(g, &p);
 	emit_prototypes(g, &p);

@@ -39,6 +39,8 @@ typedef enum HelperKind {
 	H_CHANGE_READ,     /* change_read_T: a grouped table's repartitioned change */
 	H_STORE_KEY_JSON,  /* store_key_json_T: a whole key as JSON (reading a store offline) */
 	H_STORE_VALUE_JSON, /* store_value_json_T: a whole value as JSON (the same) */
+	H_AVRO_READ,       /* avro_read_T: a value of T's Avro schema from a reader (codegen_avro.c) */
+	H_AVRO_WRITE,      /* avro_write_T: the same, appended to a buffer */
 	H_COUNT
 } HelperKind;
 
@@ -222,6 +224,14 @@ bool store_helper(HelperKind kind);
 void store_helper_declare(Printer *p, HelperKind kind, Type *t);
 void store_helper_define(Printer *p, HelperKind kind, Type *t);
 bool store_helper_declared(HelperKind kind);
+
+/* codegen_avro.c: Avro binary serdes (format avro_raw). */
+void avro_helper_needs(Gen *g, HelperKind kind, Type *t);
+void avro_emit_read(Printer *p, Type *t);
+void avro_emit_write(Printer *p, Type *t);
+void avro_declare(Printer *p, HelperKind kind, Type *t);
+void avro_decode_body(Printer *p, Type *t, const char *dst);
+void avro_encode_body(Printer *p, Type *t, const char *src);
 void store_helper_needs(Gen *g, HelperKind kind, Type *t);
 
 #endif

@@ -15,7 +15,7 @@
 static const char *helper_prefix[H_COUNT] = {
 	"json_read", "json_write", "decode", "encode", "index", "get", "store_key", "store_key_get",
 	"store_key_read", "store_value_put", "store_value_get", "store_value_read", "change_read",
-	"store_key_json", "store_value_json",
+	"store_key_json", "store_value_json", "avro_read", "avro_write",
 };
 
 /* The C name of a helper: its kind, the format for serdes, the type. */
@@ -43,6 +43,17 @@ char *need(Gen *g, HelperKind kind, Type *t, Format f)
 		need(g, H_JSON_READ, t, f); /* a nullable reader also takes JSON null */
 	if (kind == H_ENCODE && f == FMT_JSON)
 		need(g, H_JSON_WRITE, type_strip(t), f);
+	if ((kind == H_DECODE || kind == H_ENCODE) && f == FMT_AVRO_RAW) {
+		Type *s = type_strip(t);
+		if (s->kind == TY_RECORD && s->rec->windowed)
+			s = s->rec->fields[0].type; /* the inner key's bytes, then the window's (emit_encode) */
+		if (kind == H_DECODE)
+			need(g, H_AVRO_READ, type_strip(t), f);
+		else if (s == type_strip(t))
+			need(g, H_AVRO_WRITE, s, f);
+	}
+	if (kind == H_AVRO_READ || kind == H_AVRO_WRITE)
+		avro_helper_needs(g, kind, t);
 	if (store_helper(kind))
 		store_helper_needs(g, kind, t);
 	if (kind == H_JSON_READ || kind == H_JSON_WRITE) {
@@ -283,6 +294,9 @@ static void emit_decode(Printer *p, Type *t, Format f)
 		pr(p, "stoat_error_context(cx, what);\nreturn false;\n");
 		break;
 	}
+	case FMT_AVRO_RAW:
+		avro_decode_body(p, type_strip(t), dst);
+		break;
 	case FMT_JSON:
 		/* For T?, the JSON text null is null too, like an absent value. */
 		pr(p, "stoat_json j;\nstoat_json_init(&j, cx, bytes);\n");
@@ -340,6 +354,9 @@ static void emit_encode(Printer *p, Type *t, Format f)
 	case FMT_F64:
 		pr(p, "(void)cx;\nb->len = 0;\nstoat_buf_put_%s(b, *%s);\n*out = stoat_buf_str(b);\nreturn true;\n",
 		   be_put[f], src);
+		break;
+	case FMT_AVRO_RAW:
+		avro_encode_body(p, type_strip(t), src);
 		break;
 	case FMT_JSON:
 		pr(p, "b->len = 0;\nif (!%s(cx, b, %s))\n", helper_name(H_JSON_WRITE, type_strip(t), FMT_JSON), src);
@@ -404,6 +421,9 @@ void emit_helpers(Gen *g, Printer *p)
 			pr(p, "static bool %s(stoat_ctx *cx, stoat_buf *b, const %s *v);\n",
 			   helper_name(h->kind, h->type, h->format), type_c(h->type));
 			any = true;
+		} else if (h->kind == H_AVRO_READ || h->kind == H_AVRO_WRITE) {
+			avro_declare(p, h->kind, h->type);
+			any = true;
 		} else if (store_helper_declared(h->kind)) {
 			store_helper_declare(p, h->kind, h->type);
 			any = true;
@@ -411,7 +431,7 @@ void emit_helpers(Gen *g, Printer *p)
 	}
 	if (any)
 		pr(p, "\n");
-	static const HelperKind order[] = { H_JSON_READ, H_JSON_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET,
+	static const HelperKind order[] = { H_JSON_READ, H_JSON_WRITE, H_AVRO_READ, H_AVRO_WRITE, H_DECODE, H_ENCODE, H_INDEX, H_GET,
 		                            H_STORE_KEY, H_STORE_KEY_GET, H_STORE_KEY_READ, H_STORE_VALUE_PUT,
 		                            H_STORE_VALUE_GET, H_STORE_VALUE_READ, H_CHANGE_READ,
 		                            H_STORE_KEY_JSON, H_STORE_VALUE_JSON };
@@ -427,6 +447,8 @@ void emit_helpers(Gen *g, Printer *p)
 			case H_ENCODE: emit_encode(p, h->type, h->format); break;
 			case H_INDEX: emit_index(p, h->type); break;
 			case H_GET: emit_get(p, h->type); break;
+			case H_AVRO_READ: avro_emit_read(p, h->type); break;
+			case H_AVRO_WRITE: avro_emit_write(p, h->type); break;
 			default: store_helper_define(p, h->kind, h->type); break;
 			}
 		}

@@ -442,3 +442,71 @@ AvroImport *avro_import(const char *path, const char *open_path, const char *typ
 	imp->nrecords = im.nrecords;
 	return imp;
 }
+
+/* Schemas made for types that were not imported, by type (avro_schema_of). */
+static Type **derived_types;
+static AvroSchema **derived_schemas;
+static int nderived, capderived;
+
+const AvroSchema *avro_schema_of(Type *t)
+{
+	if (t->kind == TY_RECORD && t->rec->avro)
+		return t->rec->avro;
+	for (int i = 0; i < nderived; i++)
+		if (derived_types[i] == t)
+			return derived_schemas[i];
+	AvroSchema *s = NULL;
+	switch (t->kind) {
+	case TY_BOOL: s = schema_new(AV_BOOLEAN); break;
+	case TY_I32: s = schema_new(AV_INT); break;
+	case TY_I64: case TY_DURATION: s = schema_new(AV_LONG); break;
+	case TY_TIMESTAMP:
+		s = schema_new(AV_LONG);
+		s->logical = AVL_TIMESTAMP_MILLIS;
+		break;
+	case TY_F64: s = schema_new(AV_DOUBLE); break;
+	case TY_STRING: s = schema_new(AV_STRING); break;
+	case TY_BYTES: s = schema_new(AV_BYTES); break;
+	case TY_NULLABLE:
+		s = schema_new(AV_UNION);
+		s->nbranches = 2;
+		s->branches = xcalloc(2, sizeof *s->branches);
+		s->branches[0] = schema_new(AV_NULL);
+		s->branches[0]->type = ty_null;
+		s->branches[1] = (AvroSchema *)avro_schema_of(t->elem);
+		s->null_branch = 0;
+		break;
+	case TY_ARRAY:
+		s = schema_new(AV_ARRAY);
+		s->items = (AvroSchema *)avro_schema_of(t->elem);
+		break;
+	case TY_RECORD: {
+		Record *r = t->rec;
+		s = schema_new(AV_RECORD);
+		s->fullname = xstrdup(r->name);
+		/* Registered before its fields: a record may hold itself through an array. */
+		s->type = t;
+		break;
+	}
+	default:
+		/* TY_ERROR, TY_NULL, TY_PAIR: sema let none of them reach a format. */
+		s = schema_new(AV_NULL);
+		break;
+	}
+	s->type = t;
+	if (nderived == capderived) {
+		capderived = capderived ? capderived * 2 : 16;
+		derived_types = xrealloc(derived_types, sizeof *derived_types * (size_t)capderived);
+		derived_schemas = xrealloc(derived_schemas, sizeof *derived_schemas * (size_t)capderived);
+	}
+	derived_types[nderived] = t;
+	derived_schemas[nderived++] = s;
+	if (t->kind == TY_RECORD) {
+		Record *r = t->rec;
+		s->fields = xcalloc((size_t)(r->nfields ? r->nfields : 1), sizeof *s->fields);
+		for (int i = 0; i < r->nfields; i++)
+			s->fields[s->nfields++] = (AvroField){ .name = r->fields[i].name,
+							       .type = (AvroSchema *)avro_schema_of(r->fields[i].type) };
+	}
+	return s;
+}

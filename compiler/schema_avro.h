@@ -110,4 +110,14 @@ typedef struct AvroImport {
  */
 AvroImport *avro_import(const char *path, const char *open_path, const char *type_name, Span span);
 
+/*
+ * The Avro schema of a stoat type, what format avro_raw writes and reads:
+ * an imported record's own; for the rest, the schema stoat gives the type
+ * (docs/formats.md): bool boolean, i32 int, i64 and duration long,
+ * timestamp a long with logicalType timestamp-millis, f64 double, string
+ * string, bytes bytes, T? ["null", T], [T] an array, a record type a record
+ * of its name and fields.  The same type gives the same schema object.
+ */
+const AvroSchema *avro_schema_of(Type *t);
+
 #endif

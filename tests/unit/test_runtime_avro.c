@@ -147,9 +147,10 @@ START_TEST(string_malformed)
 	/* Length -1. */
 	stoat_avro_reader r = stoat_avro_reader_of(bytes("\x01", 1));
 	ck_assert(!stoat_avro_get_str(&r, &s));
-	/* Length 3, two bytes left. */
+	/* Length 3, two bytes left; the cursor stays where the string began. */
 	r = stoat_avro_reader_of(bytes("\x06" "ab", 3));
 	ck_assert(!stoat_avro_get_str(&r, &s));
+	ck_assert_ptr_eq(r.p, r.start);
 	/* Length 0: the empty string. */
 	r = stoat_avro_reader_of(bytes("\x00", 1));
 	ck_assert(stoat_avro_get_str(&r, &s));

@@ -13,10 +13,10 @@
  * nothing else.
  *
  * Writers append to a stoat_buf.  Readers take a cursor over the message
- * and return false, recording nothing, when the bytes are cut short or
- * cannot be a valid encoding (a varint over 10 bytes, a boolean byte
- * other than 0 and 1, a negative length, an int out of range); the
- * generated decoder reports the error.  Strings and bytes are slices of
+ * and return false, recording nothing and leaving the cursor where the
+ * item began, when the bytes are cut short or cannot be a valid encoding
+ * (a varint over 10 bytes, a boolean byte other than 0 and 1, a negative
+ * length, an int out of range); the generated decoder reports the error.  Strings and bytes are slices of
  * the message, never copies.  Everything is static inline: it is the
  * per-record path.
  */
@@ -106,13 +106,21 @@ static inline void stoat_avro_put_end(stoat_buf *b)
 typedef struct stoat_avro_reader {
 	const char *p;
 	const char *end;
+	const char *start; /* for the offset in messages */
 } stoat_avro_reader;
 
 static inline stoat_avro_reader stoat_avro_reader_of(stoat_str s)
 {
-	stoat_avro_reader r = { s.ptr, s.ptr ? s.ptr + s.len : s.ptr };
+	stoat_avro_reader r = { s.ptr, s.ptr ? s.ptr + s.len : s.ptr, s.ptr };
 	return r;
 }
+
+/*
+ * Reports that the bytes at the reader are no valid encoding of where (a
+ * field's path, say) for the compiled schema, with the byte offset;
+ * returns false, for `return stoat_avro_malformed(...)`.
+ */
+bool stoat_avro_malformed(stoat_ctx *cx, const stoat_avro_reader *r, const char *where);
 
 /* True when every byte was read. */
 static inline bool stoat_avro_end(const stoat_avro_reader *r)
@@ -123,15 +131,17 @@ static inline bool stoat_avro_end(const stoat_avro_reader *r)
 static inline bool stoat_avro_get_long(stoat_avro_reader *r, int64_t *out)
 {
 	uint64_t u = 0;
+	const char *p = r->p;
 	for (int shift = 0; shift < 64; shift += 7) {
-		if (r->p == r->end)
+		if (p == r->end)
 			return false;
-		unsigned char c = (unsigned char)*r->p++;
+		unsigned char c = (unsigned char)*p++;
 		if (shift == 63 && c > 1)
 			return false; /* more than 64 bits */
 		u |= (uint64_t)(c & 0x7f) << shift;
 		if (!(c & 0x80)) {
 			*out = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+			r->p = p;
 			return true;
 		}
 	}
@@ -141,8 +151,13 @@ static inline bool stoat_avro_get_long(stoat_avro_reader *r, int64_t *out)
 static inline bool stoat_avro_get_int(stoat_avro_reader *r, int32_t *out)
 {
 	int64_t v;
-	if (!stoat_avro_get_long(r, &v) || v < INT32_MIN || v > INT32_MAX)
+	const char *at = r->p;
+	if (!stoat_avro_get_long(r, &v))
 		return false;
+	if (v < INT32_MIN || v > INT32_MAX) {
+		r->p = at;
+		return false;
+	}
 	*out = (int32_t)v;
 	return true;
 }
@@ -186,8 +201,13 @@ static inline bool stoat_avro_get_float(stoat_avro_reader *r, double *out)
 static inline bool stoat_avro_get_str(stoat_avro_reader *r, stoat_str *out)
 {
 	int64_t n;
-	if (!stoat_avro_get_long(r, &n) || n < 0 || (uint64_t)n > (uint64_t)(r->end - r->p))
+	const char *at = r->p;
+	if (!stoat_avro_get_long(r, &n))
 		return false;
+	if (n < 0 || (uint64_t)n > (uint64_t)(r->end - r->p)) {
+		r->p = at;
+		return false;
+	}
 	out->ptr = r->p;
 	out->len = (size_t)n;
 	r->p += n;
@@ -209,8 +229,13 @@ static inline bool stoat_avro_get_fixed(stoat_avro_reader *r, size_t size, stoat
 static inline bool stoat_avro_get_index(stoat_avro_reader *r, int n, int *out)
 {
 	int64_t v;
-	if (!stoat_avro_get_long(r, &v) || v < 0 || v >= n)
+	const char *at = r->p;
+	if (!stoat_avro_get_long(r, &v))
 		return false;
+	if (v < 0 || v >= n) {
+		r->p = at;
+		return false;
+	}
 	*out = (int)v;
 	return true;
 }
@@ -226,18 +251,51 @@ static inline bool stoat_avro_get_index(stoat_avro_reader *r, int n, int *out)
 static inline bool stoat_avro_get_block(stoat_avro_reader *r, size_t max_items, size_t *count)
 {
 	int64_t n;
+	const char *at = r->p;
 	if (!stoat_avro_get_long(r, &n))
 		return false;
+	bool ok = true;
 	if (n < 0) {
 		int64_t size;
-		if (n == INT64_MIN || !stoat_avro_get_long(r, &size) || size < 0 ||
-		    (uint64_t)size > (uint64_t)(r->end - r->p))
-			return false;
+		ok = n != INT64_MIN && stoat_avro_get_long(r, &size) && size >= 0 &&
+		     (uint64_t)size <= (uint64_t)(r->end - r->p);
 		n = -n;
 	}
-	if ((uint64_t)n > max_items)
+	if (!ok || (uint64_t)n > max_items) {
+		r->p = at;
 		return false;
+	}
 	*count = (size_t)n;
+	return true;
+}
+
+/* ---- logical types ---------------------------------------------------- */
+
+/* Microseconds to milliseconds, rounding down (toward the past). */
+static inline int64_t stoat_avro_micros_to_millis(int64_t us)
+{
+	return us / 1000 - (us % 1000 < 0);
+}
+
+/* Milliseconds to microseconds; false when the result does not fit a long. */
+static inline bool stoat_avro_millis_to_micros(int64_t ms, int64_t *us)
+{
+	return !__builtin_mul_overflow(ms, (int64_t)1000, us);
+}
+
+/* A date (days since the epoch) as the timestamp of its 00:00 UTC. */
+static inline int64_t stoat_avro_days_to_millis(int32_t days)
+{
+	return (int64_t)days * 86400000;
+}
+
+/* A timestamp's day (rounding down); false when it does not fit an int. */
+static inline bool stoat_avro_millis_to_days(int64_t ms, int32_t *days)
+{
+	int64_t d = ms / 86400000 - (ms % 86400000 < 0);
+	if (d < INT32_MIN || d > INT32_MAX)
+		return false;
+	*days = (int32_t)d;
 	return true;
 }
 

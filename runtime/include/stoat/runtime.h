@@ -246,6 +246,7 @@ typedef enum stoat_format {
 	STOAT_FMT_I32,       /* 4-byte big-endian (IntegerSerde) */
 	STOAT_FMT_I64,       /* 8-byte big-endian (LongSerde) */
 	STOAT_FMT_F64,       /* 8-byte big-endian IEEE 754 (DoubleSerde) */
+	STOAT_FMT_AVRO_RAW,  /* Avro's binary encoding of the compiled schema, no framing (stoat/avro.h) */
 } stoat_format;
 
 typedef enum stoat_guarantee {
