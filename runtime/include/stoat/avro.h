@@ -25,6 +25,7 @@
 
 #include <stoat/runtime.h>
 
+#include <inttypes.h> /* PRId64, in the generated writers' messages */
 #include <stdint.h>
 #include <string.h>
 
