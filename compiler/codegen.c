@@ -15,6 +15,7 @@
  */
 #include "codegen_int.h"
 #include "graph.h"
+#include "schema_avro.h"
 
 #include <assert.h>
 #include <math.h>
@@ -92,7 +93,7 @@ const char *stoat_format_enum(Format f)
 {
 	static const char *names[] = {
 		"STOAT_FMT_BYTES", "STOAT_FMT_TEXT", "STOAT_FMT_JSON",
-		"STOAT_FMT_I32", "STOAT_FMT_I64", "STOAT_FMT_F64", "STOAT_FMT_AVRO_RAW",
+		"STOAT_FMT_I32", "STOAT_FMT_I64", "STOAT_FMT_F64", "STOAT_FMT_AVRO_RAW", "STOAT_FMT_AVRO",
 	};
 	return names[f];
 }
@@ -689,9 +690,18 @@ static void emit_app(Gen *g, Printer *p)
 		pr_indent(p);
 		for (int i = 0; i < t->nsinks; i++) {
 			IrNode *s = t->sinks[i];
-			pr(p, "{ .topic = %s, .key_format = %s, .value_format = %s%s }, /* %d */\n",
-			   s->topic ? c_string(s->topic, strlen(s->topic)) : "NULL", stoat_format_enum(s->key_format),
-			   stoat_format_enum(s->value_format), s->internal ? ", .internal = true" : "", i);
+			pr(p, "{ .topic = %s, .key_format = %s, .value_format = %s%s", s->topic ? c_string(s->topic, strlen(s->topic)) : "NULL",
+			   stoat_format_enum(s->key_format), stoat_format_enum(s->value_format),
+			   s->internal ? ", .internal = true" : "");
+			/* Format avro: the schema the sink registers (its subject's) and names in every frame. */
+			for (int role = 0; role < 2; role++) {
+				if ((role ? s->value_format : s->key_format) != FMT_AVRO)
+					continue;
+				char *json = avro_schema_json(avro_schema_of(type_strip(role ? s->val : s->key)));
+				pr(p, ",\n  .%s_schema = %s", role ? "value" : "key", c_string(json, strlen(json)));
+				xfree(json);
+			}
+			pr(p, " }, /* %d */\n", i);
 		}
 		pr_dedent(p);
 		pr(p, "};\n\n");

@@ -375,9 +375,20 @@ void avro_declare(Printer *p, HelperKind kind, Type *t)
 /*
  * decode_avro_raw_<T>'s body after its null check: the bytes, all of
  * them, as one value of the schema of t (not nullable) into *dst.
+ * decode_avro_<T>'s (framed) first takes the frame off, after checking
+ * that the id it names is of a schema that writes what the compiled one
+ * reads (stoat_avro_unframe; the writers seen are kept in a static of the
+ * decoder's own, one per reader schema).
  */
-void avro_decode_body(Printer *p, Type *t, const char *dst)
+void avro_decode_body(Printer *p, Type *t, const char *dst, bool framed)
 {
+	if (framed) {
+		char *json = avro_schema_json(avro_schema_of(t));
+		pr(p, "static stoat_avro_writers writers = { .reader_schema = %s };\n", c_string(json, strlen(json)));
+		pr(p, "if (!stoat_avro_unframe(cx, &writers, &bytes, what))\n");
+		pr_nested(p, "return false;\n");
+		xfree(json);
+	}
 	/* Zeroed first, as the JSON readers do: no field is left unset when the read stops early. */
 	pr(p, "memset(%s, 0, sizeof *%s);\nstoat_avro_reader r = stoat_avro_reader_of(bytes);\n", dst, dst);
 	pr(p, "if (%s(cx, &r, %s)) {\n", helper_name(H_AVRO_READ, t, FMT_AVRO_RAW), dst);
@@ -389,10 +400,15 @@ void avro_decode_body(Printer *p, Type *t, const char *dst)
 	pr(p, "}\nstoat_error_context(cx, what);\nreturn false;\n");
 }
 
-/* encode_avro_raw_<T>'s body after its null check: *src (of t, not nullable) into b. */
-void avro_encode_body(Printer *p, Type *t, const char *src)
+/*
+ * encode_avro_raw_<T>'s body after its null check: *src (of t, not
+ * nullable) into b; framed (encode_avro_<T>), after the frame of its
+ * schema_id parameter.
+ */
+void avro_encode_body(Printer *p, Type *t, const char *src, bool framed)
 {
-	pr(p, "b->len = 0;\nif (!%s(cx, b, %s))\n", helper_name(H_AVRO_WRITE, t, FMT_AVRO_RAW), src);
+	pr(p, "b->len = 0;\n%s", framed ? "stoat_avro_put_frame(b, schema_id);\n" : "");
+	pr(p, "if (!%s(cx, b, %s))\n", helper_name(H_AVRO_WRITE, t, FMT_AVRO_RAW), src);
 	pr_nested(p, "return false;\n");
 	pr(p, "*out = stoat_buf_str(b);\nreturn true;\n");
 }

@@ -230,8 +230,8 @@ void avro_helper_needs(Gen *g, HelperKind kind, Type *t);
 void avro_emit_read(Printer *p, Type *t);
 void avro_emit_write(Printer *p, Type *t);
 void avro_declare(Printer *p, HelperKind kind, Type *t);
-void avro_decode_body(Printer *p, Type *t, const char *dst);
-void avro_encode_body(Printer *p, Type *t, const char *src);
+void avro_decode_body(Printer *p, Type *t, const char *dst, bool framed);
+void avro_encode_body(Printer *p, Type *t, const char *src, bool framed);
 void store_helper_needs(Gen *g, HelperKind kind, Type *t);
 
 #endif

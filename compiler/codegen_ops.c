@@ -115,16 +115,27 @@ void emit_record_error_if(Gen *g, const char *failed, const char *error_args)
  * still the source's decoded key or value in the same format (no encoding,
  * unknown JSON fields kept), else the generated encoder's output.  In a
  * merge segment the source is known only at run time, so the check is too.
+ * Format avro is always encoded: the input's frame names the id of its
+ * topic's subject, the output's must name the sink's (stoat_avro_sink_id,
+ * for sink number sink and the record's topic).
  */
 static void emit_sink_bytes(Gen *g, const char *role, CVar *var, CVar *raw_var, CVar *raw_flag, Type *t, Format f,
-                            Type *src_type, Format src_format)
+                            Type *src_type, Format src_format, int sink, const char *topic)
 {
-	bool is_raw = raw_var && var == raw_var;
+	bool is_raw = raw_var && var == raw_var && f != FMT_AVRO;
 	if (is_raw && !g->in_segment && f == src_format && t == src_type) {
 		pr(g->out, "%s_bytes = m->%s; /* unchanged: the input's bytes */\n", role, role);
 		return;
 	}
 	char *enc = need(g, H_ENCODE, t, f);
+	if (f == FMT_AVRO) {
+		pr(g->out, "int32_t %s_id = stoat_avro_sink_id(cx, %d, %s, %s);\n", role, sink,
+		   strcmp(role, "key") == 0 ? "true" : "false", topic);
+		pr(g->out, "if (%s_id < 0 || !%s(cx, &cx->%s_buf, &%s, &%s_bytes, %s_id))\n", role, enc, role, use(var), role,
+		   role);
+		pr_nested(g->out, "%s;\n", fail_stmt(g));
+		return;
+	}
 	if (is_raw && g->in_segment) {
 		pr(g->out, "if (%s && cx->source->%s_format == %s)\n", use(raw_flag), role, stoat_format_enum(f));
 		pr_nested(g->out, "%s_bytes = cx->msg->%s; /* unchanged: the input's bytes */\n", role, role);
@@ -158,11 +169,14 @@ static void emit_sink(Gen *g, IrNode *n, CVar *k, CVar *v)
 		bind_lambda(g, n->lambda, k, v);
 		topic = emit_as(g, n->lambda->a, ty_string);
 	}
+	if (n->lambda && (n->key_format == FMT_AVRO || n->value_format == FMT_AVRO))
+		topic = hoist(g, ty_string, topic, true); /* once: the subject's topic, then the output's */
 	pr(g->out, "stoat_str key_bytes, value_bytes;\n");
 	emit_sink_bytes(g, "key", k, g->raw_key, g->raw_key_flag, n->key, n->key_format,
-	                g->source ? g->source->key : NULL, g->source ? g->source->key_format : FMT_BYTES);
+	                g->source ? g->source->key : NULL, g->source ? g->source->key_format : FMT_BYTES, n->index, topic);
 	emit_sink_bytes(g, "value", v, g->raw_value, g->raw_value_flag, n->val, n->value_format,
-	                g->source ? g->source->val : NULL, g->source ? g->source->value_format : FMT_BYTES);
+	                g->source ? g->source->val : NULL, g->source ? g->source->value_format : FMT_BYTES, n->index,
+	                topic);
 	if (n->timestamp) {
 		/* The output's own timestamp; the record keeps its event time for what follows. */
 		bind_lambda(g, n->timestamp, k, v);

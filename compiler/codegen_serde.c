@@ -43,7 +43,7 @@ char *need(Gen *g, HelperKind kind, Type *t, Format f)
 		need(g, H_JSON_READ, t, f); /* a nullable reader also takes JSON null */
 	if (kind == H_ENCODE && f == FMT_JSON)
 		need(g, H_JSON_WRITE, type_strip(t), f);
-	if ((kind == H_DECODE || kind == H_ENCODE) && f == FMT_AVRO_RAW) {
+	if ((kind == H_DECODE || kind == H_ENCODE) && (f == FMT_AVRO_RAW || f == FMT_AVRO)) {
 		Type *s = type_strip(t);
 		if (s->kind == TY_RECORD && s->rec->windowed)
 			s = s->rec->fields[0].type; /* the inner key's bytes, then the window's (emit_encode) */
@@ -295,7 +295,10 @@ static void emit_decode(Printer *p, Type *t, Format f)
 		break;
 	}
 	case FMT_AVRO_RAW:
-		avro_decode_body(p, type_strip(t), dst);
+		avro_decode_body(p, type_strip(t), dst, false);
+		break;
+	case FMT_AVRO:
+		avro_decode_body(p, type_strip(t), dst, true);
 		break;
 	case FMT_JSON:
 		/* For T?, the JSON text null is null too, like an absent value. */
@@ -309,11 +312,15 @@ static void emit_decode(Printer *p, Type *t, Format f)
 	pr(p, "}\n\n");
 }
 
-/* An encoder: a t to key or value bytes in format f (*out; b holds them when needed). */
+/*
+ * An encoder: a t to key or value bytes in format f (*out; b holds them
+ * when needed).  Format avro's also takes the registry id its frame
+ * names, the sink's (stoat_avro_sink_id).
+ */
 static void emit_encode(Printer *p, Type *t, Format f)
 {
-	pr(p, "static bool %s(stoat_ctx *cx, stoat_buf *b, const %s *v, stoat_str *out)\n{\n",
-	   helper_name(H_ENCODE, t, f), type_c(t));
+	pr(p, "static bool %s(stoat_ctx *cx, stoat_buf *b, const %s *v, stoat_str *out%s)\n{\n",
+	   helper_name(H_ENCODE, t, f), type_c(t), f == FMT_AVRO ? ", int32_t schema_id" : "");
 	pr_indent(p);
 	const char *src = "v";
 	if (t->kind == TY_NULLABLE) {
@@ -356,7 +363,8 @@ static void emit_encode(Printer *p, Type *t, Format f)
 		   be_put[f], src);
 		break;
 	case FMT_AVRO_RAW:
-		avro_encode_body(p, type_strip(t), src);
+	case FMT_AVRO:
+		avro_encode_body(p, type_strip(t), src, f == FMT_AVRO);
 		break;
 	case FMT_JSON:
 		pr(p, "b->len = 0;\nif (!%s(cx, b, %s))\n", helper_name(H_JSON_WRITE, type_strip(t), FMT_JSON), src);

@@ -59,7 +59,7 @@ bool ir_kind_drawn(IrKind kind)
 
 const char *format_name(Format f)
 {
-	static const char *names[] = { "bytes", "text", "json", "i32", "i64", "f64", "avro_raw" };
+	static const char *names[] = { "bytes", "text", "json", "i32", "i64", "f64", "avro_raw", "avro" };
 	return names[f];
 }
 

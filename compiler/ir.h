@@ -26,7 +26,7 @@ typedef enum IrKind {
 } IrKind;
 
 /* Wire formats, as in the runtime's stoat_format. */
-typedef enum Format { FMT_BYTES, FMT_TEXT, FMT_JSON, FMT_I32, FMT_I64, FMT_F64, FMT_AVRO_RAW } Format;
+typedef enum Format { FMT_BYTES, FMT_TEXT, FMT_JSON, FMT_I32, FMT_I64, FMT_F64, FMT_AVRO_RAW, FMT_AVRO } Format;
 
 typedef enum Policy { POLICY_DEFAULT, POLICY_FAIL, POLICY_SKIP, POLICY_DLQ } Policy;
 

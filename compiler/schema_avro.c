@@ -437,6 +437,7 @@ AvroImport *avro_import(const char *path, const char *open_path, const char *typ
 	AvroImport *imp = xcalloc(1, sizeof *imp);
 	imp->path = path;
 	imp->text = xstrndup(src->text, src->len);
+	s->source_text = imp->text;
 	imp->root = s;
 	imp->records = im.records;
 	imp->nrecords = im.nrecords;
@@ -509,4 +510,123 @@ const AvroSchema *avro_schema_of(Type *t)
 							       .type = (AvroSchema *)avro_schema_of(r->fields[i].type) };
 	}
 	return s;
+}
+
+/* The name a primitive kind has in a schema. */
+static const char *primitive_name(AvroKind k)
+{
+	static const char *names[] = { [AV_NULL] = "null", [AV_BOOLEAN] = "boolean", [AV_INT] = "int",
+		                       [AV_LONG] = "long", [AV_FLOAT] = "float", [AV_DOUBLE] = "double",
+		                       [AV_BYTES] = "bytes", [AV_STRING] = "string" };
+	return names[k];
+}
+
+/* The logicalType attribute's value of l (NULL for none). */
+static const char *logical_name(AvroLogical l)
+{
+	static const char *names[] = { [AVL_NONE] = NULL,
+		                       [AVL_TIMESTAMP_MILLIS] = "timestamp-millis",
+		                       [AVL_TIMESTAMP_MICROS] = "timestamp-micros",
+		                       [AVL_LOCAL_TIMESTAMP_MILLIS] = "local-timestamp-millis",
+		                       [AVL_LOCAL_TIMESTAMP_MICROS] = "local-timestamp-micros",
+		                       [AVL_DATE] = "date",
+		                       [AVL_TIME_MILLIS] = "time-millis",
+		                       [AVL_TIME_MICROS] = "time-micros",
+		                       [AVL_UUID] = "uuid" };
+	return names[l];
+}
+
+/* An array of aliases as JSON. */
+static json_t *aliases_json(char **aliases, int n)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_string(aliases[i]));
+	return a;
+}
+
+/*
+ * The JSON tree of s; a named type is defined where it first occurs
+ * (defined lists those already written) and referenced by its full name
+ * after, as the specification requires.
+ */
+static json_t *schema_json(const AvroSchema *s, const char ***defined, int *ndefined)
+{
+	json_t *j = NULL;
+	switch (s->kind) {
+	case AV_NULL: case AV_BOOLEAN: case AV_INT: case AV_LONG: case AV_FLOAT: case AV_DOUBLE: case AV_BYTES:
+	case AV_STRING:
+		if (!logical_name(s->logical))
+			return json_string(primitive_name(s->kind));
+		j = json_object();
+		json_object_set_new(j, "type", json_string(primitive_name(s->kind)));
+		json_object_set_new(j, "logicalType", json_string(logical_name(s->logical)));
+		return j;
+	case AV_RECORD: case AV_ENUM: case AV_FIXED:
+		for (int i = 0; i < *ndefined; i++)
+			if (strcmp((*defined)[i], s->fullname) == 0)
+				return json_string(s->fullname);
+		*defined = xrealloc(*defined, sizeof **defined * (size_t)(*ndefined + 1));
+		(*defined)[(*ndefined)++] = s->fullname;
+		j = json_object();
+		json_object_set_new(j, "type", json_string(s->kind == AV_RECORD ? "record" : s->kind == AV_ENUM ? "enum" : "fixed"));
+		json_object_set_new(j, "name", json_string(s->fullname));
+		if (s->naliases)
+			json_object_set_new(j, "aliases", aliases_json(s->aliases, s->naliases));
+		if (s->kind == AV_RECORD) {
+			json_t *fields = json_array();
+			for (int i = 0; i < s->nfields; i++) {
+				const AvroField *f = &s->fields[i];
+				json_t *fj = json_object();
+				json_object_set_new(fj, "name", json_string(f->name));
+				json_object_set_new(fj, "type", schema_json(f->type, defined, ndefined));
+				json_t *def = f->default_json ? json_loads(f->default_json, JSON_DECODE_ANY, NULL) : NULL;
+				if (def)
+					json_object_set_new(fj, "default", def);
+				if (f->naliases)
+					json_object_set_new(fj, "aliases", aliases_json(f->aliases, f->naliases));
+				json_array_append_new(fields, fj);
+			}
+			json_object_set_new(j, "fields", fields);
+		} else if (s->kind == AV_ENUM) {
+			json_t *symbols = json_array();
+			for (int i = 0; i < s->nsymbols; i++)
+				json_array_append_new(symbols, json_string(s->symbols[i]));
+			json_object_set_new(j, "symbols", symbols);
+			if (s->enum_default >= 0)
+				json_object_set_new(j, "default", json_string(s->symbols[s->enum_default]));
+		} else {
+			json_object_set_new(j, "size", json_integer(s->size));
+		}
+		if (logical_name(s->logical))
+			json_object_set_new(j, "logicalType", json_string(logical_name(s->logical)));
+		return j;
+	case AV_ARRAY:
+	case AV_MAP:
+		j = json_object();
+		json_object_set_new(j, "type", json_string(s->kind == AV_ARRAY ? "array" : "map"));
+		json_object_set_new(j, s->kind == AV_ARRAY ? "items" : "values", schema_json(s->items, defined, ndefined));
+		return j;
+	case AV_UNION:
+		j = json_array();
+		for (int i = 0; i < s->nbranches; i++)
+			json_array_append_new(j, schema_json(s->branches[i], defined, ndefined));
+		return j;
+	}
+	return json_null();
+}
+
+char *avro_schema_json(const AvroSchema *s)
+{
+	if (s->source_text)
+		return xstrdup(s->source_text);
+	const char **defined = NULL;
+	int ndefined = 0;
+	json_t *j = schema_json(s, &defined, &ndefined);
+	char *text = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	xfree(defined);
+	char *out = xstrdup(text);
+	free(text);
+	return out;
 }

@@ -89,6 +89,7 @@ struct AvroSchema {
 	int nbranches;
 	int null_branch;        /* a ["null", T] union: the null's index (0 or 1) */
 	Type *type;             /* the stoat type it maps to */
+	const char *source_text; /* an imported file's top-level record: the file's text, registered as written */
 };
 
 /* A schema file imported by `type NAME = avro "FILE";`. */
@@ -119,5 +120,13 @@ AvroImport *avro_import(const char *path, const char *open_path, const char *typ
  * of its name and fields.  The same type gives the same schema object.
  */
 const AvroSchema *avro_schema_of(Type *t);
+
+/*
+ * The JSON text of schema s (xmalloc'd), what format avro registers and
+ * checks writers against: an imported file's top-level record as the file
+ * has it; any other schema written from the tree, compact, named types
+ * defined at their first use and referenced by full name after.
+ */
+char *avro_schema_json(const AvroSchema *s);
 
 #endif

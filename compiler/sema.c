@@ -578,6 +578,7 @@ bool parse_format(Node *f, Format *out)
 	static const struct { const char *name; Format fmt; } formats[] = {
 		{ "bytes", FMT_BYTES }, { "text", FMT_TEXT }, { "json", FMT_JSON },
 		{ "i32", FMT_I32 }, { "i64", FMT_I64 }, { "f64", FMT_F64 }, { "avro_raw", FMT_AVRO_RAW },
+		{ "avro", FMT_AVRO },
 	};
 	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
 		if (strcmp(f->name, formats[i].name) == 0) {
@@ -588,7 +589,7 @@ bool parse_format(Node *f, Format *out)
 	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
 		suggest_consider(&sg, formats[i].name);
 	char *hint = did_you_mean(&sg);
-	error_hint(f->span, hint ? hint : "formats are text, json, bytes, i32, i64, f64 and avro_raw",
+	error_hint(f->span, hint ? hint : "formats are text, json, bytes, i32, i64, f64, avro and avro_raw",
 	           "unknown format '%s'", f->name);
 	return false;
 }
@@ -597,13 +598,19 @@ bool parse_format(Node *f, Format *out)
 void check_format(Node *where, Format f, Type *t, const char *what)
 {
 	Type *s = type_strip(t);
+	if (f == FMT_AVRO && s->kind == TY_RECORD && s->rec->windowed) {
+		error_hint(where->span, "write the windowed key as json or avro_raw",
+		           "format avro cannot carry a windowed key yet (%s)", type_str(t));
+		return;
+	}
 	/* A windowed key in a binary format: its inner key's bytes, then the window's bounds. */
 	if (f != FMT_JSON && s->kind == TY_RECORD && s->rec->windowed)
 		s = s->rec->fields[0].type;
 	bool ok;
 	switch (f) {
 	case FMT_JSON: ok = true; break;
-	case FMT_AVRO_RAW: ok = s->kind != TY_PAIR; break; /* any type: an imported schema, or its own */
+	case FMT_AVRO_RAW:
+	case FMT_AVRO: ok = s->kind != TY_PAIR; break; /* any type: an imported schema, or its own */
 	case FMT_TEXT: case FMT_BYTES: ok = s->kind == TY_STRING || s->kind == TY_BYTES; break;
 	case FMT_I32: ok = s->kind == TY_I32; break;
 	case FMT_I64: ok = s->kind == TY_I64 || s->kind == TY_TIMESTAMP || s->kind == TY_DURATION; break;

@@ -65,6 +65,10 @@ static void replay_usage(FILE *f, const char *prog)
 		"  --cache-max-bytes SIZE   record cache of all stores (default 0: every update is\n"
 		"                           passed on; replay commits after every batch)\n"
 		"  --stats                  print record counts to standard error at the end\n"
+		"  --schema-registry-url URL[,URL...]  the Schema Registry of format avro's ids\n"
+		"                           (default: $STOAT_SCHEMA_REGISTRY_URL)\n"
+		"  --schema-registry-subject-strategy topic|record|topic_record  the subjects\n"
+		"                           sinks register their schemas under (default topic)\n"
 		"  -h, --help               print this help\n"
 		"\n"
 		"Exit status: 0 ok, 1 a record failed under the fail policy, 2 bad usage,\n"
@@ -134,6 +138,7 @@ static int replay_command(const stoat_app *app, const char *prog, int argc, char
 	stoat_replay_options opt = { 0 };
 	opt.batch_max = 1024;
 	opt.policy_override = STOAT_POLICY_DEFAULT;
+	opt.avro.registry.urls = getenv("STOAT_SCHEMA_REGISTRY_URL");
 	opt.inputs = stoat_xcalloc((size_t)argc + 1, sizeof *opt.inputs);
 	opt.partitions = stoat_xcalloc((size_t)argc + 1, sizeof *opt.partitions);
 	int status = -1;
@@ -203,6 +208,18 @@ static int replay_command(const stoat_app *app, const char *prog, int argc, char
 				status = usage_error(prog, "replay ", "option '--state-dir' needs a directory");
 			else
 				opt.state_dir = value;
+		} else if ((m = option_with_value(argc, argv, &i, NULL, "--schema-registry-url", &value)) != 0) {
+			if (m < 0 || !*value)
+				status = usage_error(prog, "replay ", "option '--schema-registry-url' needs a URL");
+			else
+				opt.avro.registry.urls = value;
+		} else if ((m = option_with_value(argc, argv, &i, NULL, "--schema-registry-subject-strategy", &value)) !=
+			   0) {
+			if (m < 0 || !stoat_subject_strategy_parse(value, &opt.avro.strategy))
+				status = usage_error(prog, "replay ",
+						     "--schema-registry-subject-strategy takes topic, record or "
+						     "topic_record, not '%s'",
+						     m > 0 ? value : "");
 		} else if ((m = option_with_value(argc, argv, &i, NULL, "--cache-max-bytes", &value)) != 0) {
 			if (m > 0 && stoat_parse_byte_size(value, &opt.cache_max_bytes))
 				;

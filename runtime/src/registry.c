@@ -38,6 +38,7 @@ struct stoat_registry {
 	cached_schema *schemas;
 	size_t nschemas, capschemas;
 	uint64_t requests;
+	bool unanswered; /* the last request had no answer (network, 5xx) */
 	/* The last answer. */
 	char *body;
 	size_t body_len, body_cap;
@@ -159,6 +160,11 @@ void stoat_registry_free(stoat_registry *r)
 	free(r);
 }
 
+bool stoat_registry_unanswered(const stoat_registry *r)
+{
+	return r->unanswered;
+}
+
 uint64_t stoat_registry_requests(const stoat_registry *r)
 {
 	return r->requests;
@@ -266,9 +272,12 @@ static long request(stoat_registry *r, const char *path, const char *body, char 
 		else if (status >= 500 || status == 408 || status == 429)
 			snprintf(why, sizeof why, "%s: HTTP %ld %.200s", url, status, r->body ? r->body : "");
 		free(url);
-		if (rc == CURLE_OK && !(status >= 500 || status == 408 || status == 429))
+		if (rc == CURLE_OK && !(status >= 500 || status == 408 || status == 429)) {
+			r->unanswered = false;
 			return status;
+		}
 	}
+	r->unanswered = true;
 	snprintf(err, errlen, "the Schema Registry did not answer (%d tries): %s", r->retries + 1, why);
 	return 0;
 }

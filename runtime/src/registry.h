@@ -59,6 +59,13 @@ bool stoat_registry_id_for(stoat_registry *r, const char *subject, const char *s
  */
 bool stoat_registry_schema(stoat_registry *r, int32_t id, const char **schema, char *err, size_t errlen);
 
+/*
+ * Whether the last request that went out had no answer (the network, a
+ * 5xx after every retry), so that a failure may pass with time, unlike a
+ * registry's refusal.
+ */
+bool stoat_registry_unanswered(const stoat_registry *r);
+
 /* HTTP requests made so far (tests check that the cache answered). */
 uint64_t stoat_registry_requests(const stoat_registry *r);
 

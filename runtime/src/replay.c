@@ -1089,6 +1089,13 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 	if (status == STOAT_EXIT_OK && !replay_state_open(r))
 		status = STOAT_EXIT_IO;
 	if (status == STOAT_EXIT_OK) {
+		char err[1024];
+		if (!stoat_avro_open(app, &opt->avro, NULL, err, sizeof err)) {
+			fprintf(stderr, "%s: error: %s\n", app->app_id, err);
+			status = STOAT_EXIT_IO;
+		}
+	}
+	if (status == STOAT_EXIT_OK) {
 		status = replay_loop(r);
 		output_flush(r);
 		bool write_failed = fflush(r->out_file) != 0 || ferror(r->out_file);
@@ -1105,6 +1112,7 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 			stoat_print_summary(stderr, &r->driver, &total);
 	}
 
+	stoat_avro_close();
 	for (size_t i = 0; i < opened; i++)
 		input_close(&r->inputs[i]);
 	for (size_t i = 0; i < r->queue_count; i++)

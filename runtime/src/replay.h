@@ -7,6 +7,7 @@
 #ifndef STOAT_RUNTIME_REPLAY_H
 #define STOAT_RUNTIME_REPLAY_H
 
+#include "avro_registry.h"
 #include "driver.h"
 
 /* An output topic's partition count given with --partitions. */
@@ -37,6 +38,7 @@ typedef struct stoat_replay_options {
 	 */
 	const char *state_dir;
 	size_t cache_max_bytes;
+	stoat_avro_options avro; /* format avro's registry */
 	const char **inputs;
 	size_t input_count;
 	/*

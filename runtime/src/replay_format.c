@@ -128,6 +128,7 @@ static void put_payload(stoat_buf *b, stoat_ctx *check_cx, const char *field, st
 		}
 		return;
 	case STOAT_FMT_AVRO_RAW:
+	case STOAT_FMT_AVRO:
 		break; /* binary: below, as <field>_base64 (or a string when it happens to be UTF-8) */
 	}
 	put_string_field(b, field, bytes);
@@ -291,12 +292,13 @@ static bool convert_payload(stoat_ctx *pcx, stoat_str line, const char *field, s
 	case STOAT_FMT_TEXT:
 	case STOAT_FMT_BYTES:
 	case STOAT_FMT_AVRO_RAW:
+	case STOAT_FMT_AVRO:
 		break;
 	}
 	stoat_error(pcx, "\"%s\" must be %s or null for its source's %s format", field,
 		    format == STOAT_FMT_TEXT || format == STOAT_FMT_BYTES ? "a string"
 		    : format == STOAT_FMT_JSON                        ? "a JSON value"
-		    : format == STOAT_FMT_AVRO_RAW                    ? "a string (binary bytes go in key_base64 and value_base64)"
+		    : format == STOAT_FMT_AVRO_RAW || format == STOAT_FMT_AVRO ? "a string (binary bytes go in key_base64 and value_base64)"
 									      : "a number, a string",
 		    stoat_format_name(format));
 	return false;

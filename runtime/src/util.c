@@ -101,6 +101,7 @@ const char *stoat_format_name(stoat_format f)
 	case STOAT_FMT_I64: return "i64";
 	case STOAT_FMT_F64: return "f64";
 	case STOAT_FMT_AVRO_RAW: return "avro_raw";
+	case STOAT_FMT_AVRO: return "avro";
 	}
 	return "(unknown format)";
 }

@@ -157,9 +157,9 @@ static const stoat_source test_sources[] = {
 };
 
 static const stoat_sink test_sinks[] = {
-	{ "big-orders", STOAT_FMT_TEXT, STOAT_FMT_JSON, false },
-	{ NULL, STOAT_FMT_I64, STOAT_FMT_F64, false },
-	{ "counts-out", STOAT_FMT_I32, STOAT_FMT_I64, false },
+	{ "big-orders", STOAT_FMT_TEXT, STOAT_FMT_JSON, false, NULL, NULL },
+	{ NULL, STOAT_FMT_I64, STOAT_FMT_F64, false, NULL, NULL },
+	{ "counts-out", STOAT_FMT_I32, STOAT_FMT_I64, false, NULL, NULL },
 };
 
 static const stoat_app test_app = {

@@ -300,4 +300,68 @@ static inline bool stoat_avro_millis_to_days(int64_t ms, int32_t *days)
 	return true;
 }
 
+/* ---- Confluent's wire format (format avro) ---------------------------- */
+
+/*
+ * A frame: the byte 0, the schema's registry id (4 bytes, big-endian),
+ * then the Avro binary of the value.  Writers put the sink's id
+ * (stoat_avro_sink_id); readers take it off, after checking the id.
+ */
+static inline void stoat_avro_put_frame(stoat_buf *b, int32_t id)
+{
+	uint32_t u = (uint32_t)id;
+	char frame[5] = { 0, (char)(u >> 24), (char)(u >> 16), (char)(u >> 8), (char)u };
+	stoat_buf_put(b, frame, sizeof frame);
+}
+
+/*
+ * The writer schemas a format-avro decoder has met, in a static of the
+ * decoder's own (one per compiled reader schema): reader_schema is the
+ * compiled schema's JSON; same_id, once has_same, the last id found to
+ * stand for that schema (the fast path); state the runtime's record of
+ * every id met so far.
+ */
+typedef struct stoat_avro_writers {
+	const char *reader_schema;
+	bool has_same;
+	int32_t same_id;
+	void *state;
+} stoat_avro_writers;
+
+/*
+ * The slow path of stoat_avro_unframe: whether id (new to w, or not the
+ * same) stands for a schema this decoder reads; asks the registry once
+ * per id.  False with the error recorded for what ("key", "value").
+ */
+bool stoat_avro_check_writer(stoat_ctx *cx, stoat_avro_writers *w, int32_t id, const char *what);
+
+/* Records that bytes are no frame (too short, another magic byte); returns false. */
+bool stoat_avro_bad_frame(stoat_ctx *cx, stoat_str bytes, const char *what);
+
+/*
+ * Takes the frame off *bytes (leaving the Avro binary), after checking
+ * that its id stands for the schema w reads; false with the error
+ * recorded.
+ */
+static inline bool stoat_avro_unframe(stoat_ctx *cx, stoat_avro_writers *w, stoat_str *bytes, const char *what)
+{
+	if (STOAT_UNLIKELY(bytes->len < 5 || bytes->ptr[0] != 0))
+		return stoat_avro_bad_frame(cx, *bytes, what);
+	const unsigned char *p = (const unsigned char *)bytes->ptr;
+	int32_t id = (int32_t)((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | (uint32_t)p[4]);
+	if (STOAT_UNLIKELY(!w->has_same || id != w->same_id) && !stoat_avro_check_writer(cx, w, id, what))
+		return false;
+	bytes->ptr += 5;
+	bytes->len -= 5;
+	return true;
+}
+
+/*
+ * The registry id sink number sink writes its key's (key) or value's
+ * schema under, for topic (ptr NULL: the sink's own topic, settled at the
+ * start); -1 with the error recorded when the registry refuses the
+ * subject.
+ */
+int32_t stoat_avro_sink_id(stoat_ctx *cx, int sink, bool key, stoat_str topic);
+
 #endif

@@ -247,6 +247,7 @@ typedef enum stoat_format {
 	STOAT_FMT_I64,       /* 8-byte big-endian (LongSerde) */
 	STOAT_FMT_F64,       /* 8-byte big-endian IEEE 754 (DoubleSerde) */
 	STOAT_FMT_AVRO_RAW,  /* Avro's binary encoding of the compiled schema, no framing (stoat/avro.h) */
+	STOAT_FMT_AVRO,      /* Confluent's wire format: 0, a 4-byte big-endian registry id, the Avro binary */
 } stoat_format;
 
 typedef enum stoat_guarantee {
@@ -306,6 +307,9 @@ typedef struct stoat_sink {
 	stoat_format key_format;
 	stoat_format value_format;
 	bool internal; /* a repartition topic, read back by an internal source */
+	/* Format avro: the Avro schema (JSON) registered for the key and value, else NULL. */
+	const char *key_schema;
+	const char *value_schema;
 } stoat_sink;
 
 /*
