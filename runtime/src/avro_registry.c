@@ -37,6 +37,7 @@ typedef struct writers_state {
 	char *reader_error; /* the compiled schema has no canonical form (a bug): every record's error */
 	writer_verdict *verdicts;
 	size_t nverdicts, capverdicts;
+	stoat_avro_writers *owner;  /* the decoder's static, forgotten at the close */
 	struct writers_state *next; /* every decoder's, to free them */
 } writers_state;
 
@@ -249,6 +250,8 @@ void stoat_avro_close(void)
 	free(av.topic_ids);
 	while (av.states) {
 		writers_state *next = av.states->next;
+		av.states->owner->state = NULL;
+		av.states->owner->has_same = false;
 		for (size_t i = 0; i < av.states->nverdicts; i++)
 			free(av.states->verdicts[i].why);
 		free(av.states->verdicts);
@@ -328,6 +331,7 @@ static writers_state *state_of(stoat_avro_writers *w)
 		st->reader_error = stoat_xmalloc(len);
 		snprintf(st->reader_error, len, "the compiled schema has no canonical form: %s", err);
 	}
+	st->owner = w;
 	st->next = av.states;
 	av.states = st;
 	w->state = st;
@@ -359,6 +363,11 @@ static writer_verdict judge(writers_state *st, int32_t id, const char *schema)
 
 bool stoat_avro_check_writer(stoat_ctx *cx, stoat_avro_writers *w, int32_t id, const char *what)
 {
+	if (!av.open) {
+		stoat_error(cx, "format avro: no Schema Registry to ask for schema id %ld", (long)id);
+		stoat_error_context(cx, what);
+		return false;
+	}
 	writers_state *st = state_of(w);
 	if (st->reader_error) {
 		stoat_error(cx, "%s", st->reader_error);
@@ -374,11 +383,6 @@ bool stoat_avro_check_writer(stoat_ctx *cx, stoat_avro_writers *w, int32_t id, c
 			return true;
 		}
 		stoat_error(cx, "%s", st->verdicts[i].why);
-		stoat_error_context(cx, what);
-		return false;
-	}
-	if (!av.open) {
-		stoat_error(cx, "format avro: no Schema Registry to ask for schema id %ld", (long)id);
 		stoat_error_context(cx, what);
 		return false;
 	}

@@ -597,6 +597,11 @@ void stoat_kafka_options_free(stoat_kafka_options *opt, char **rest)
 	free((char *)opt->instance_id);
 	free((char *)opt->dlq_override);
 	free((char *)opt->state_dir);
+	free((char *)opt->avro.registry.urls);
+	free((char *)opt->avro.registry.bearer_token);
+	free((char *)opt->avro.registry.ca_file);
+	free((char *)opt->registry_user);
+	free((char *)opt->registry_password);
 	for (size_t i = 0; i < opt->prop_count; i++) {
 		free(opt->props[i].name);
 		free(opt->props[i].value);

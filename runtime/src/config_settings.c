@@ -564,6 +564,133 @@ static bool show_log_report_interval(const stoat_kafka_options *opt, char *buf, 
 	return show_duration(opt->log_report_interval_ms, buf, size);
 }
 
+/* ---- format avro's Schema Registry ---------------------------------- */
+
+/* The registry's base URLs, comma-separated (a YAML list is joined so). */
+static stoat_parse_result parse_registry_url(stoat_kafka_options *opt, const char *prog, const char *where,
+					     const char *value)
+{
+	(void)prog;
+	(void)where;
+	replace_string(&opt->avro.registry.urls, value);
+	return STOAT_PARSED;
+}
+
+static bool show_registry_url(const stoat_kafka_options *opt, char *buf, size_t size)
+{
+	return show_string(opt->avro.registry.urls, buf, size);
+}
+
+/* HTTP basic authentication: the user, and (a secret) the password. */
+static stoat_parse_result parse_registry_user(stoat_kafka_options *opt, const char *prog, const char *where,
+					      const char *value)
+{
+	(void)prog;
+	(void)where;
+	replace_string(&opt->registry_user, value);
+	return STOAT_PARSED;
+}
+
+static bool show_registry_user(const stoat_kafka_options *opt, char *buf, size_t size)
+{
+	return show_string(opt->registry_user, buf, size);
+}
+
+static stoat_parse_result parse_registry_password(stoat_kafka_options *opt, const char *prog, const char *where,
+						  const char *value)
+{
+	(void)prog;
+	(void)where;
+	replace_string(&opt->registry_password, value);
+	return STOAT_PARSED;
+}
+
+/* A secret: shown as *** when set, never as itself. */
+static bool show_registry_password(const stoat_kafka_options *opt, char *buf, size_t size)
+{
+	return show_string(opt->registry_password ? "***" : NULL, buf, size);
+}
+
+/* An OAuth bearer token (a secret). */
+static stoat_parse_result parse_registry_token(stoat_kafka_options *opt, const char *prog, const char *where,
+					       const char *value)
+{
+	(void)prog;
+	(void)where;
+	replace_string(&opt->avro.registry.bearer_token, value);
+	return STOAT_PARSED;
+}
+
+static bool show_registry_token(const stoat_kafka_options *opt, char *buf, size_t size)
+{
+	return show_string(opt->avro.registry.bearer_token ? "***" : NULL, buf, size);
+}
+
+/* The CA bundle the registry's TLS certificate is checked against. */
+static stoat_parse_result parse_registry_ca_file(stoat_kafka_options *opt, const char *prog, const char *where,
+						 const char *value)
+{
+	(void)prog;
+	(void)where;
+	replace_string(&opt->avro.registry.ca_file, value);
+	return STOAT_PARSED;
+}
+
+static bool show_registry_ca_file(const stoat_kafka_options *opt, char *buf, size_t size)
+{
+	return show_string(opt->avro.registry.ca_file, buf, size);
+}
+
+/* Whether sinks register their schemas (true) or only look them up. */
+static stoat_parse_result parse_registry_auto_register(stoat_kafka_options *opt, const char *prog,
+						       const char *where, const char *value)
+{
+	(void)prog;
+	(void)where;
+	bool on;
+	if (!parse_bool(value, &on))
+		return STOAT_BAD_VALUE;
+	opt->avro.registry.no_auto_register = !on;
+	return STOAT_PARSED;
+}
+
+static bool show_registry_auto_register(const stoat_kafka_options *opt, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", opt->avro.registry.no_auto_register ? "false" : "true");
+	return true;
+}
+
+/* topic, record or topic_record (avro_registry.h). */
+static stoat_parse_result parse_registry_subject_strategy(stoat_kafka_options *opt, const char *prog,
+							  const char *where, const char *value)
+{
+	(void)prog;
+	(void)where;
+	return stoat_subject_strategy_parse(value, &opt->avro.strategy) ? STOAT_PARSED : STOAT_BAD_VALUE;
+}
+
+static bool show_registry_subject_strategy(const stoat_kafka_options *opt, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", stoat_subject_strategy_name(opt->avro.strategy));
+	return true;
+}
+
+/* Each request's timeout (0: the client's 10 s). */
+static stoat_parse_result parse_registry_timeout(stoat_kafka_options *opt, const char *prog, const char *where,
+						 const char *value)
+{
+	(void)prog;
+	(void)where;
+	return parse_duration_ms(value, &opt->avro.registry.timeout_ms) && opt->avro.registry.timeout_ms > 0
+		       ? STOAT_PARSED
+		       : STOAT_BAD_VALUE;
+}
+
+static bool show_registry_timeout(const stoat_kafka_options *opt, char *buf, size_t size)
+{
+	return opt->avro.registry.timeout_ms ? show_duration(opt->avro.registry.timeout_ms, buf, size) : false;
+}
+
 /*
  * Every one of stoat's settings, in the order messages list them and
  * `config print` prints them (config_impl.h says how to add one).
@@ -620,6 +747,26 @@ const stoat_setting stoat_settings[] = {
 	{ "log_report_interval", NULL, "STOAT_LOG_REPORT_INTERVAL", "log-report-interval", 0, false, false, NULL,
 	  "log_report_interval must be a duration (60s; 0: never)", parse_log_report_interval, show_log_report_interval,
 	  NULL },
+	{ "schema_registry_url", NULL, "STOAT_SCHEMA_REGISTRY_URL", "schema-registry-url", 0, false, true, NULL, NULL,
+	  parse_registry_url, show_registry_url, "none: an app using format avro refuses to start" },
+	{ "schema_registry_user", NULL, "STOAT_SCHEMA_REGISTRY_USER", "schema-registry-user", 0, false, false, NULL,
+	  NULL, parse_registry_user, show_registry_user, "no basic authentication" },
+	{ "schema_registry_password", NULL, "STOAT_SCHEMA_REGISTRY_PASSWORD", "schema-registry-password", 0, false,
+	  false, NULL, NULL, parse_registry_password, show_registry_password, NULL },
+	{ "schema_registry_token", NULL, "STOAT_SCHEMA_REGISTRY_TOKEN", "schema-registry-token", 0, false, false, NULL,
+	  NULL, parse_registry_token, show_registry_token, "no bearer token" },
+	{ "schema_registry_ca_file", NULL, "STOAT_SCHEMA_REGISTRY_CA_FILE", "schema-registry-ca-file", 0, false, false,
+	  NULL, NULL, parse_registry_ca_file, show_registry_ca_file, "the system's CA certificates" },
+	{ "schema_registry_auto_register", NULL, "STOAT_SCHEMA_REGISTRY_AUTO_REGISTER", "schema-registry-auto-register", 0,
+	  true, false, NULL, "schema_registry_auto_register must be true or false", parse_registry_auto_register,
+	  show_registry_auto_register, NULL },
+	{ "schema_registry_subject_strategy", NULL, "STOAT_SCHEMA_REGISTRY_SUBJECT_STRATEGY", "schema-registry-subject-strategy", 0,
+	  false, false, NULL,
+	  "schema_registry_subject_strategy must be topic, record or topic_record", parse_registry_subject_strategy,
+	  show_registry_subject_strategy, NULL },
+	{ "schema_registry_timeout", NULL, "STOAT_SCHEMA_REGISTRY_TIMEOUT", "schema-registry-timeout", 0, false, false,
+	  NULL, "schema_registry_timeout must be a positive duration (10s)", parse_registry_timeout,
+	  show_registry_timeout, "10s" },
 };
 const size_t stoat_setting_count = sizeof stoat_settings / sizeof stoat_settings[0];
 _Static_assert(sizeof stoat_settings / sizeof stoat_settings[0] <= STOAT_KAFKA_SETTINGS_MAX,

@@ -9,6 +9,7 @@
 #ifndef STOAT_RUNTIME_KAFKA_H
 #define STOAT_RUNTIME_KAFKA_H
 
+#include "avro_registry.h"
 #include "log.h"
 #include "state.h"
 #include "util.h"
@@ -63,6 +64,10 @@ typedef struct stoat_kafka_options {
 	stoat_log_level log_level;     /* run: lines below it are not written */
 	stoat_log_format log_format;   /* run: text (the default) or json */
 	int64_t log_report_interval_ms; /* run: a throughput and lag line this often (0: never) */
+	/* format avro's Schema Registry (owned strings in avro.registry; the user and password joined at the start). */
+	stoat_avro_options avro;
+	const char *registry_user;
+	const char *registry_password;
 	int64_t dump_idle_ms;          /* dump: stop after this long without a record (--idle-ms) */
 	bool read_uncommitted;         /* dump: --read-uncommitted */
 	stoat_kafka_prop *props;

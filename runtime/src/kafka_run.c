@@ -589,6 +589,36 @@ static bool close_consumer(stoat_kafka *k)
  * internal topics, subscribes and loops until stopped; returns the exit
  * status (STOAT_EXIT_*).
  */
+/*
+ * Format avro's registry (avro_registry.h), when the app uses it: the
+ * sinks' ids settled before the first record.  A registry that does not
+ * answer is waited for, with a warning per try, until it does or a
+ * signal stops the app; one that refuses a schema stops it (false).
+ */
+static bool open_registry(stoat_kafka *k)
+{
+	if (!stoat_avro_used(k->app))
+		return true;
+	const stoat_kafka_options *opt = k->opt;
+	stoat_avro_options ao = opt->avro;
+	char *auth = NULL;
+	if (opt->registry_user || opt->registry_password) {
+		const char *user = opt->registry_user ? opt->registry_user : "";
+		const char *password = opt->registry_password ? opt->registry_password : "";
+		size_t len = strlen(user) + 1 + strlen(password) + 1;
+		auth = stoat_xmalloc(len);
+		snprintf(auth, len, "%s:%s", user, password);
+		ao.registry.basic_auth = auth;
+	}
+	watchdog_stage("asking the Schema Registry for the sinks' schema ids");
+	char err[1024];
+	bool ok = stoat_avro_open(k->app, &ao, &kafka_stop_requested, err, sizeof err);
+	free(auth);
+	if (!ok && !kafka_stop_requested)
+		kafka_log(k, "error: %s", err);
+	return ok;
+}
+
 int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 {
 	/* First of all, so that a SIGTERM during start-up (restoring state,
@@ -666,6 +696,11 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 	/* Also fences and aborts what a previous incarnation left open. */
 	if (k->eos && !kafka_init_transactions(k)) {
 		status = kafka_stop_requested && !k->fatal ? STOAT_EXIT_OK : STOAT_EXIT_IO;
+		goto out;
+	}
+
+	if (!open_registry(k)) {
+		status = kafka_stop_requested ? STOAT_EXIT_OK : STOAT_EXIT_IO;
 		goto out;
 	}
 
@@ -813,6 +848,7 @@ int stoat_kafka_run(const stoat_app *app, const stoat_kafka_options *opt)
 
 out:
 	watchdog_begin("stopping");
+	stoat_avro_close();
 	/* Leaving the group first; the revocation commits nothing more now. */
 	bool destroy_consumer = true;
 	uint64_t fetch_wakes = kafka_waker_stop(k);

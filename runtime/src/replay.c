@@ -1090,7 +1090,8 @@ int stoat_replay_run(const stoat_app *app, const stoat_replay_options *opt)
 		status = STOAT_EXIT_IO;
 	if (status == STOAT_EXIT_OK) {
 		char err[1024];
-		if (!stoat_avro_open(app, &opt->avro, NULL, err, sizeof err)) {
+		/* `load` (a batch hook) runs no pipeline: it needs no registry. */
+		if (!opt->batch_hook && !stoat_avro_open(app, &opt->avro, NULL, err, sizeof err)) {
 			fprintf(stderr, "%s: error: %s\n", app->app_id, err);
 			status = STOAT_EXIT_IO;
 		}

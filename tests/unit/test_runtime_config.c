@@ -309,7 +309,9 @@ START_TEST(test_errors_at_their_place)
 		     AT("2:1", "unknown setting 'colour' (settings: bootstrap_servers, guarantee, commit_interval, "
 			       "instance_id, static_membership, on_error, batch_size, idle_exit, max_task_idle, memory, state_dir, "
 			       "state_memory, cache_max_bytes, on_state_mismatch, repartition_purge_interval, shutdown_timeout, "
-			       "http, http_ready_max_lag, log_level, log_format, log_report_interval; "
+			       "http, http_ready_max_lag, log_level, log_format, log_report_interval, schema_registry_url, "
+			       "schema_registry_user, schema_registry_password, schema_registry_token, schema_registry_ca_file, "
+			       "schema_registry_auto_register, schema_registry_subject_strategy, schema_registry_timeout; "
 			       "librdkafka properties go "
 			       "under kafka:, consumer: or producer:)"));
 	expect_error("commit_interval:   soon\n",
@@ -731,12 +733,17 @@ static void print_config(bool json, char *out, size_t size)
 START_TEST(test_print_yaml)
 {
 	write_config("bootstrap_servers: [a:1, b:2]\non_error: {dlq: dead}\nkafka:\n  sasl.password: hunter2\n"
-		     "  linger.ms: 5\nproducer:\n  linger.ms: 10\n");
+		     "  linger.ms: 5\nproducer:\n  linger.ms: 10\n"
+		     "schema_registry_url: [http://r1:8081, http://r2:8081]\nschema_registry_password: hunter3\n");
 	setenv("STOAT_KAFKA_SSL_KEY_PASSWORD", "s3cret", 1);
 	setenv("STOAT_INSTANCE_ID", "it's", 1);
+	setenv("STOAT_SCHEMA_REGISTRY_TOKEN", "t0ken", 1);
 	ck_assert_int_eq(configure("--config", cfg_path, "-X", "consumer.sasl.oauthbearer.config=tok", "--memory", "low",
-				   "--state-memory=512M", NULL),
+				   "--state-memory=512M", "--schema-registry-subject-strategy=record",
+				   "--schema-registry-user", "ann", NULL),
 			 0);
+	ck_assert_str_eq(opt.registry_password, "hunter3");
+	ck_assert_str_eq(opt.avro.registry.bearer_token, "t0ken");
 	char out[4096], want[4096];
 	print_config(false, out, sizeof out);
 	snprintf(want, sizeof want,
@@ -763,6 +770,14 @@ START_TEST(test_print_yaml)
 		 "log_level: info                           # default\n"
 		 "log_format: text                          # default\n"
 		 "log_report_interval: 1m                   # default\n"
+		 "schema_registry_url: http://r1:8081,http://r2:8081  # %s:8:1\n"
+		 "schema_registry_user: ann                 # --schema-registry-user\n"
+		 "schema_registry_password: '***'           # %s:9:1\n"
+		 "schema_registry_token: '***'              # STOAT_SCHEMA_REGISTRY_TOKEN\n"
+		 "# schema_registry_ca_file: not set (the system's CA certificates)\n"
+		 "schema_registry_auto_register: true       # default\n"
+		 "schema_registry_subject_strategy: record  # --schema-registry-subject-strategy\n"
+		 "# schema_registry_timeout: not set (10s)\n"
 		 "kafka:\n"
 		 "  sasl.password: '***'                    # %s:4:3\n"
 		 "  linger.ms: 5                            # %s:5:3\n"
@@ -771,8 +786,10 @@ START_TEST(test_print_yaml)
 		 "  sasl.oauthbearer.config: '***'          # -X\n"
 		 "producer:\n"
 		 "  linger.ms: 10                           # %s:7:3\n",
-		 cfg_path, cfg_path, cfg_path, cfg_path, cfg_path);
+		 cfg_path, cfg_path, cfg_path, cfg_path, cfg_path, cfg_path, cfg_path);
 	ck_assert_str_eq(out, want);
+	ck_assert_ptr_null(strstr(out, "hunter"));
+	ck_assert_ptr_null(strstr(out, "t0ken"));
 	ck_assert_ptr_null(strstr(out, "hunter2"));
 	ck_assert_ptr_null(strstr(out, "s3cret"));
 }
@@ -841,7 +858,10 @@ START_TEST(test_print_json)
 			      "\"cache_max_bytes\": \"10M\", \"on_state_mismatch\": \"refuse\", "
 			      "\"repartition_purge_interval\": \"30s\", \"shutdown_timeout\": \"20s\", \"http\": \"off\", "
 			      "\"http_ready_max_lag\": null, \"log_level\": \"info\", \"log_format\": \"text\", "
-			      "\"log_report_interval\": \"1m\"}, "
+			      "\"log_report_interval\": \"1m\", \"schema_registry_url\": null, \"schema_registry_user\": null, "
+			      "\"schema_registry_password\": null, \"schema_registry_token\": null, "
+			      "\"schema_registry_ca_file\": null, \"schema_registry_auto_register\": true, "
+			      "\"schema_registry_subject_strategy\": \"topic\", \"schema_registry_timeout\": null}, "
 			      "\"kafka\": {\"sasl.password\": \"***\", \"client.id\": \"q\\\"t\"}, "
 			      "\"consumer\": {\"fetch.wait.max.ms\": \"50\"}, \"producer\": {}}\n");
 }
